@@ -1,0 +1,121 @@
+package dev.shove.memory;
+
+import dev.shove.Broker;
+import dev.shove.CodecException;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A look inside an in-memory broker, for application tests: wait until everything has settled, and read what waits
+ * in a queue or a dead-letter queue. Thread-safe.
+ *
+ * <pre>{@code
+ * InMemoryProbe probe = InMemoryProbe.of(broker);
+ * broker.publisher().publish(ORDERS, order);
+ * probe.awaitIdle(Duration.ofSeconds(5));
+ * assertThat(probe.deadLetters(ORDERS)).isEmpty();
+ * }</pre>
+ *
+ * <p>{@link #deadLetters} reads messages still waiting in the DLQ; a consumer group consumes its topic's DLQ (and
+ * calls {@code handleDead}) unless registered with {@code withoutDeadLetterConsumer()}.
+ */
+public final class InMemoryProbe {
+    private final InMemoryTransport broker;
+
+    private InMemoryProbe(InMemoryTransport broker) {
+        this.broker = broker;
+    }
+
+    /** The probe of an in-memory broker. */
+    public static InMemoryProbe of(Broker<InMemory> broker) {
+        Objects.requireNonNull(broker, "broker");
+        return new InMemoryProbe(broker.unwrap(InMemoryTransport.class)
+                .orElseThrow(() -> new IllegalArgumentException("not an in-memory broker: " + broker.backendName())));
+    }
+
+    /**
+     * Whether nothing is waiting anywhere: every queue empty, no delivery unsettled, no retry waiting out its delay.
+     */
+    public boolean isIdle() {
+        return broker.isIdle();
+    }
+
+    /**
+     * Waits until the broker is {@linkplain #isIdle() idle}, and stays idle for a moment (a handler's settlement may
+     * publish a copy).
+     *
+     * @throws AssertionError when it is not idle within {@code timeout}, naming what is still busy
+     */
+    public void awaitIdle(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int quietPolls = 0;
+        while (quietPolls < 3) {
+            if (broker.isIdle()) {
+                quietPolls++;
+            } else {
+                quietPolls = 0;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the in-memory broker is not idle after " + timeout + " ("
+                        + broker.pendingTimers() + " held message(s) waiting)");
+            }
+            LockSupport.parkNanos(2_000_000);
+        }
+    }
+
+    /** How many messages wait in a queue (main queue, shard, or DLQ), not counting delivered ones. */
+    public int depth(String queue) {
+        return broker.depth(queue);
+    }
+
+    /** The messages waiting in the topic's dead-letter queue, decoded, oldest first. */
+    public <M> List<M> deadLetters(Topic<M> topic) {
+        return decodeAll(topic, deadLetterQueue(topic));
+    }
+
+    /** The headers of the messages waiting in the topic's dead-letter queue, oldest first. */
+    public List<Map<String, String>> deadLetterHeaders(Topic<?> topic) {
+        List<Map<String, String>> out = new ArrayList<>();
+        for (MemMessage m : broker.peek(deadLetterQueue(topic))) {
+            out.add(m.headers);
+        }
+        return out;
+    }
+
+    /** The messages waiting in the topic's main queue (all shards of a sequenced topic), decoded. */
+    public <M> List<M> waiting(Topic<M> topic) {
+        List<M> out = new ArrayList<>();
+        topic.sequencing()
+                .ifPresentOrElse(
+                        s -> {
+                            for (int i = 0; i < s.routingShards(); i++) {
+                                out.addAll(decodeAll(topic, topic.shardName(i)));
+                            }
+                        },
+                        () -> out.addAll(decodeAll(topic, topic.name())));
+        return out;
+    }
+
+    private static String deadLetterQueue(Topic<?> topic) {
+        return topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException("topic '" + topic.name() + "' has no dlq"));
+    }
+
+    private <M> List<M> decodeAll(Topic<M> topic, String queue) {
+        List<M> out = new ArrayList<>();
+        for (MemMessage m : broker.peek(queue)) {
+            try {
+                out.add(topic.codec().decode(m.payload));
+            } catch (Exception e) {
+                throw new CodecException("a message in '" + queue + "' cannot be decoded as " + topic.codec().name(),
+                        e);
+            }
+        }
+        return out;
+    }
+}

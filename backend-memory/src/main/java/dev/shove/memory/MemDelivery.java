@@ -1,0 +1,54 @@
+package dev.shove.memory;
+
+import dev.shove.spi.Delivery;
+import java.util.Map;
+
+/** One delivery of a {@link MemMessage} from a queue to a subscription. */
+final class MemDelivery implements Delivery {
+    final MemMessage message;
+    final MemQueue queue;
+    private final long sequence;
+    private final int deliveryCount;
+
+    MemDelivery(MemMessage message, MemQueue queue, long sequence, int deliveryCount) {
+        this.message = message;
+        this.queue = queue;
+        this.sequence = sequence;
+        this.deliveryCount = deliveryCount;
+    }
+
+    @Override
+    public byte[] payload() {
+        return message.payload;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        return message.headers;
+    }
+
+    @Override
+    public String deliveryId() {
+        return queue.name + "#" + sequence;
+    }
+
+    @Override
+    public String queue() {
+        return queue.name;
+    }
+
+    @Override
+    public boolean redelivered() {
+        return deliveryCount > 1;
+    }
+
+    @Override
+    public int deliveryCount() {
+        return deliveryCount;
+    }
+
+    @Override
+    public long timestampMs() {
+        return message.timestampMs;
+    }
+}

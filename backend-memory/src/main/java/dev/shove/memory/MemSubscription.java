@@ -1,0 +1,123 @@
+package dev.shove.memory;
+
+import dev.shove.spi.Delivery;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.SettleCallback;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One consumer of the in-memory broker: receives from one or more queues (all shards of a sequenced topic), never
+ * more than its window ahead of its settlements. Settling is synchronous: copies are in their queues (or on their
+ * timer) before the callback runs.
+ */
+final class MemSubscription implements Subscription {
+    private final InMemoryTransport broker;
+    private final int id;
+    private final List<MemQueue> sources;
+    private final DeliverySink sink;
+    private final AtomicInteger window;
+    private final Set<MemDelivery> outstanding = ConcurrentHashMap.newKeySet();
+    private volatile boolean paused;
+    private volatile boolean closed;
+
+    MemSubscription(InMemoryTransport broker, int id, List<MemQueue> sources, DeliverySink sink, int window) {
+        this.broker = broker;
+        this.id = id;
+        this.sources = sources;
+        this.sink = sink;
+        this.window = new AtomicInteger(window);
+    }
+
+    /** Takes one unit of window for a delivery; false when full or paused. Called under the queue's lock. */
+    boolean tryReserve() {
+        if (paused) {
+            return false;
+        }
+        while (true) {
+            int w = window.get();
+            if (w <= 0) {
+                return false;
+            }
+            if (window.compareAndSet(w, w - 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Called under the queue's lock, in queue order. */
+    void deliver(MemDelivery delivery) {
+        outstanding.add(delivery);
+        sink.deliver(delivery);
+    }
+
+    @Override
+    public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
+        MemDelivery d = (MemDelivery) delivery;
+        if (!outstanding.remove(d)) {
+            callback.settled(new IllegalStateException(
+                    "delivery " + d.deliveryId() + " is not outstanding on subscription " + id));
+            return;
+        }
+        Throwable failure = null;
+        try {
+            for (Settlement.Copy copy : settlement.copies()) {
+                switch (copy) {
+                    case Settlement.Copy.ToHold hold -> broker.hold(d.queue.name, hold);
+                    case Settlement.Copy.ToDeadLetter dead ->
+                        broker.putCopy(dead.queue(), dead.payload(), dead.headers());
+                }
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (failure != null || settlement.action() == Settlement.Action.RETURN) {
+            d.queue.requeue(d.message);
+        } else {
+            d.queue.settled();
+        }
+        window.incrementAndGet();
+        pumpAll();
+        callback.settled(failure);
+    }
+
+    private void pumpAll() {
+        if (paused) {
+            return;
+        }
+        for (MemQueue q : sources) {
+            q.pump();
+        }
+    }
+
+    @Override
+    public void pause() {
+        paused = true;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        paused = true;
+        for (MemQueue q : sources) {
+            q.detach(this);
+        }
+        for (MemDelivery d : outstanding) {
+            if (outstanding.remove(d)) {
+                d.queue.requeue(d.message);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemSubscription[" + id + "]";
+    }
+}

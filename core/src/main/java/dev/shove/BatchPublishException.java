@@ -1,0 +1,50 @@
+package dev.shove;
+
+import java.io.Serial;
+import java.util.Collections;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Some messages of a {@link Publisher#publishBatch batch publish} were not accepted by the broker. Says exactly which:
+ * {@link #failures()} maps the index of every failed message (its position in the list passed in) to its cause; every
+ * other index was accepted. Republish {@link #failedIndices()} to complete the batch.
+ */
+public final class BatchPublishException extends PublishException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final int batchSize;
+    private final transient SortedMap<Integer, Throwable> failures;
+
+    public BatchPublishException(String topic, int batchSize, SortedMap<Integer, Throwable> failures) {
+        super(
+                "%d of %d messages published to topic '%s' were not accepted (indices %s); republish those indices"
+                        .formatted(failures.size(), batchSize, topic, summarize(failures)),
+                failures.isEmpty() ? null : failures.get(failures.firstKey()),
+                failures.values().stream().allMatch(f -> f instanceof ShoveException s && s.isRetriable()));
+        this.batchSize = batchSize;
+        this.failures = Collections.unmodifiableSortedMap(new TreeMap<>(failures));
+    }
+
+    /** The number of messages in the batch. */
+    public int batchSize() {
+        return batchSize;
+    }
+
+    /** Index in the batch → why that message was not accepted. */
+    public SortedMap<Integer, Throwable> failures() {
+        return failures;
+    }
+
+    /** The indices, ascending, of the messages that were not accepted. */
+    public List<Integer> failedIndices() {
+        return List.copyOf(failures.keySet());
+    }
+
+    private static String summarize(SortedMap<Integer, Throwable> failures) {
+        List<Integer> keys = List.copyOf(failures.keySet());
+        return keys.size() <= 10 ? keys.toString() : keys.subList(0, 10) + "...";
+    }
+}

@@ -1,0 +1,60 @@
+package dev.shove;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shove.internal.JsonCodec;
+import dev.shove.internal.RawCodec;
+
+/**
+ * Turns messages into bytes and back. Every topic has one; the default is JSON through Jackson ({@link #json(Class)}),
+ * and a topic over {@code byte[]} defaults to {@link #raw()}, which passes bytes through unchanged.
+ *
+ * <p>Implementations must be thread-safe and should be stateless: one instance encodes and decodes concurrently for
+ * every consumer of the topic. Throw any exception on bad input; shove wraps it in a {@link CodecException} naming the
+ * topic, and a message that fails to decode is settled by the decode-failure policy without reaching the handler.
+ *
+ * <pre>{@code
+ * Topic<Invoice> INVOICES = Topic.builder("invoices", Codec.json(Invoice.class, myObjectMapper)).dlq().build();
+ * }</pre>
+ *
+ * @param <M> the message type
+ */
+public interface Codec<M> {
+
+    /** Encodes a message into the bytes that go on the wire. */
+    byte[] encode(M message) throws Exception;
+
+    /** Decodes wire bytes into a message. Never returns null; throws on bytes it cannot read. */
+    M decode(byte[] payload) throws Exception;
+
+    /** The MIME type of the encoded form, e.g. {@code application/json}; backends set it where the broker has a field. */
+    String contentType();
+
+    /** A short name for logs and errors, e.g. {@code json(OrderPaid)}. */
+    default String name() {
+        return getClass().getSimpleName();
+    }
+
+    /**
+     * JSON through a shared Jackson {@link ObjectMapper}: Java time types supported, unknown properties ignored (so
+     * producers can add fields), no default typing (payloads never choose the class that is instantiated).
+     */
+    static <M> Codec<M> json(Class<M> type) {
+        return JsonCodec.of(type);
+    }
+
+    /** JSON for a generic type, e.g. {@code Codec.json(new TypeReference<List<Order>>() {})}. */
+    static <M> Codec<M> json(TypeReference<M> type) {
+        return JsonCodec.of(type);
+    }
+
+    /** JSON through the given mapper, for applications that configure Jackson themselves. */
+    static <M> Codec<M> json(Class<M> type, ObjectMapper mapper) {
+        return JsonCodec.of(type, mapper);
+    }
+
+    /** The identity codec: the payload is the message. Bytes are delivered exactly as published. */
+    static Codec<byte[]> raw() {
+        return RawCodec.INSTANCE;
+    }
+}

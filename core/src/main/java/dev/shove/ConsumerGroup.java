@@ -1,0 +1,79 @@
+package dev.shove;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Consumes topics with groups of consumers that scale between a minimum and a maximum. Obtained from {@link
+ * Broker#consumerGroup()}; give it shared state once with {@link #withContext}, register each topic with its handler
+ * factory, then run it.
+ *
+ * <pre>{@code
+ * var group = broker.consumerGroup().withContext(state);
+ * group.register(ORDERS, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 4)), OrderHandler::new);
+ * SupervisorOutcome outcome = group.runUntil(ShutdownSignal.onJvmShutdown(), Duration.ofSeconds(30));
+ * }</pre>
+ *
+ * <p>Registration declares the topic. Consumers start when the group starts (min of each registration), a built-in
+ * autoscaler moves each registration between min and max, and a topic with a dead-letter queue also gets one
+ * consumer that passes dead letters to {@link MessageHandler#handleDead}. Sequenced topics register the same way.
+ * Thread-safe.
+ *
+ * @param <B> the backend marker; a registration takes that backend's group settings
+ * @param <C> the context type passed to every handler
+ */
+public interface ConsumerGroup<B, C> extends AutoCloseable {
+
+    /**
+     * This group with a shared context given to every handler (a database pool, clients, configuration). Call before
+     * registering anything.
+     *
+     * @throws IllegalStateException when topics are already registered
+     */
+    <C2> ConsumerGroup<B, C2> withContext(C2 context);
+
+    /** The handler timeout of registrations that set none (else {@link ConsumerOptions#DEFAULT_HANDLER_TIMEOUT}). */
+    ConsumerGroup<B, C> withDefaultHandlerTimeout(Duration timeout);
+
+    /**
+     * Declares the topic and registers a handler factory for it; the factory is called once per consumer. If the
+     * group is running, the registration's minimum consumers start at once.
+     *
+     * @throws IllegalStateException when the topic is already registered in this group
+     * @throws TopologyException when the topic cannot be declared
+     */
+    <T> ConsumerGroup<B, C> register(
+            Topic<T> topic,
+            ConsumerGroupConfig<B> config,
+            Supplier<? extends MessageHandler<T, ? super C>> handlerFactory);
+
+    /** Adds one consumer to a registration; false when it already runs its maximum. */
+    boolean scaleUp(Topic<?> topic);
+
+    /** Stops one idle consumer of a registration (it finishes nothing, it was idle); false at the minimum or if all are busy. */
+    boolean scaleDown(Topic<?> topic);
+
+    /** How many consumers a registration runs now. */
+    int activeConsumers(Topic<?> topic);
+
+    /** Starts every registration's minimum consumers, the dead-letter consumers and the autoscaler; returns at once. */
+    void start();
+
+    /**
+     * Stops intake, lets in-flight handlers finish and their outcomes settle, returns unstarted messages to the
+     * broker, and waits for pending continuations, all within {@code drainTimeout}. Handlers still running at the
+     * deadline are interrupted and their messages are returned for redelivery, never acknowledged.
+     */
+    SupervisorOutcome stop(Duration drainTimeout);
+
+    /**
+     * Starts the group, blocks until {@code signal} completes, then {@link #stop stops} it. Pass {@link
+     * ShutdownSignal#onJvmShutdown()} to drain on SIGTERM.
+     */
+    SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout);
+
+    /** Stops the group with the default drain timeout of 30 s if it is running. Idempotent. */
+    @Override
+    void close();
+}

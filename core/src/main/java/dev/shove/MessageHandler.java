@@ -1,0 +1,68 @@
+package dev.shove;
+
+import dev.shove.internal.AuditedHandler;
+import dev.shove.internal.DeadLetters;
+import java.time.Duration;
+
+/**
+ * Your business logic for one topic: receives a decoded message, does the work, and returns an {@link Outcome} that
+ * tells shove what to do with the message next.
+ *
+ * <p>Handlers run on virtual threads, so blocking calls (JDBC, HTTP) are fine. A handler that throws is treated as
+ * {@link Outcome#retry()} (logged with the topic and message id); a handler past its deadline is interrupted and its
+ * timeout outcome applies. Handlers must be idempotent: delivery is at-least-once on every broker.
+ *
+ * <p>A consumer group calls its handler factory once per consumer, and a consumer runs up to {@code prefetch}
+ * messages at once, so a handler instance is called concurrently unless prefetch is 1. Keep per-message state in
+ * local variables and shared state in the context.
+ *
+ * <pre>{@code
+ * MessageHandler<OrderPaid, AppState> handler = (order, meta, app) -> {
+ *     app.db().insert(order);
+ *     return Outcome.ack();
+ * };
+ * }</pre>
+ *
+ * @param <T> the message type
+ * @param <C> the context type: shared state given once to {@link ConsumerGroup#withContext(Object)}
+ */
+@FunctionalInterface
+public interface MessageHandler<T, C> {
+
+    /**
+     * Handles one message.
+     *
+     * @param message the decoded message
+     * @param metadata what is known about this delivery
+     * @param context the group's shared context
+     * @return what to do with the message; never null
+     * @throws Exception any failure; treated as {@link Outcome#retry()}
+     */
+    Outcome handle(T message, MessageMetadata metadata, C context) throws Exception;
+
+    /**
+     * Called for each message read from the topic's dead-letter queue. The dead letter is acknowledged after this
+     * returns, whether it returns normally or throws: a dead letter is never retried. The default logs a WARN with
+     * the reason, original queue and death count.
+     */
+    default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
+        DeadLetters.logUnhandled(metadata);
+    }
+
+    /**
+     * This handler with every delivery recorded to {@code sink}: the message, its metadata, the outcome and how long
+     * the handler took. A sink that throws turns the outcome into {@link Outcome#retry()} (strict auditing). Dead
+     * letters are passed to {@link #handleDead} without auditing, and the audit log topic itself is never audited.
+     */
+    default MessageHandler<T, C> audited(AuditSink<? super T> sink) {
+        return AuditedHandler.wrap(this, sink, null);
+    }
+
+    /**
+     * Like {@link #audited(AuditSink)}, but a sink that takes longer than {@code auditTimeout} is abandoned and the
+     * handler's own outcome is kept (logged as an ERROR).
+     */
+    default MessageHandler<T, C> audited(AuditSink<? super T> sink, Duration auditTimeout) {
+        return AuditedHandler.wrap(this, sink, auditTimeout);
+    }
+}

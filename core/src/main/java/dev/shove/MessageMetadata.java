@@ -1,0 +1,80 @@
+package dev.shove;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * What shove and the broker know about one delivery of a message. Immutable.
+ *
+ * @param topic the name of the topic the message belongs to
+ * @param retryCount how many retries this message has spent (0 on the first delivery); shove owns this count and
+ *     carries it across every hop in the {@value ShoveHeaders#RETRY_COUNT} header. {@code maxRetries} is measured
+ *     against it. {@link Outcome#defer()} does not advance it.
+ * @param deliveryId the broker's identifier of this delivery (a delivery tag, a partition-offset, a stream entry id),
+ *     for logs
+ * @param redelivered whether the broker flags this delivery as a redelivery of the same broker message (after a
+ *     consumer crash or a returned message); a retry is a new broker message and is not flagged
+ * @param deliveryCount the broker's own attempt counter for this broker message, including this delivery (a first
+ *     delivery is 1); empty where the broker has none, never 0. A retry publishes a new message, so it restarts at 1
+ * @param headers every header of the message: the publisher's own and shove's ({@code shove-*}, see {@link
+ *     ShoveHeaders})
+ * @param partition the partition the message was read from, where the broker has partitions (Kafka)
+ * @param offset the message's position in its log (Kafka offset, stream sequence), where the broker has one
+ * @param timestampMs when the broker accepted the message, in milliseconds since the epoch, where the broker says
+ */
+public record MessageMetadata(
+        String topic,
+        int retryCount,
+        String deliveryId,
+        boolean redelivered,
+        OptionalInt deliveryCount,
+        Map<String, String> headers,
+        OptionalInt partition,
+        OptionalLong offset,
+        OptionalLong timestampMs) {
+
+    public MessageMetadata {
+        Objects.requireNonNull(topic, "topic");
+        if (retryCount < 0) {
+            throw new IllegalArgumentException("retryCount must not be negative, was " + retryCount);
+        }
+        Objects.requireNonNull(deliveryId, "deliveryId");
+        Objects.requireNonNull(deliveryCount, "deliveryCount");
+        if (deliveryCount.isPresent() && deliveryCount.getAsInt() < 1) {
+            throw new IllegalArgumentException("deliveryCount is at least 1 when known, was " + deliveryCount);
+        }
+        headers = Map.copyOf(headers);
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(offset, "offset");
+        Objects.requireNonNull(timestampMs, "timestampMs");
+    }
+
+    /**
+     * Metadata of a first delivery with the given headers and nothing else known: handy in a handler's unit tests.
+     */
+    public static MessageMetadata of(String topic, String deliveryId, Map<String, String> headers) {
+        return new MessageMetadata(
+                topic,
+                0,
+                deliveryId,
+                false,
+                OptionalInt.empty(),
+                headers,
+                OptionalInt.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty());
+    }
+
+    /** The value of one header, if present. */
+    public Optional<String> header(String name) {
+        return Optional.ofNullable(headers.get(name));
+    }
+
+    /** The id shove stamped on the message when it was first published; it survives every retry. */
+    public Optional<String> messageId() {
+        return header(ShoveHeaders.MESSAGE_ID);
+    }
+}

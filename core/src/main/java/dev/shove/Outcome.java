@@ -1,0 +1,190 @@
+package dev.shove;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a handler decided about a message. Outcomes are immutable values; the engine turns them into broker
+ * operations the same way on every backend.
+ *
+ * <ul>
+ *   <li>{@link #ack()}: done; the message leaves its queue.
+ *   <li>{@link #retry()}: a transient failure. The message waits in the next hold tier and is delivered again with
+ *       {@code retryCount + 1}. With {@code maxRetries = N}, the handler runs at most {@code N + 1} times; a retry at
+ *       {@code retryCount == N} goes straight to the dead-letter queue.
+ *   <li>{@link #retry(Duration)}: the same, waiting at least the given delay.
+ *   <li>{@link #reject()}: a permanent failure. To the dead-letter queue now, or, without one, discarded with a WARN
+ *       and counted in {@code shove.messages.discarded}.
+ *   <li>{@link #defer()}: not ready yet. The message waits in the first hold tier; its retry budget is untouched, so
+ *       a message can be deferred indefinitely (bound it with {@link MessageMetadata#deliveryCount()} if needed).
+ * </ul>
+ *
+ * <p>Any outcome can carry a continuation ({@link #andThen(Runnable)}) that runs at most once, after the settlement
+ * reached the broker, off the delivery path.
+ */
+public final class Outcome {
+
+    /** The four decisions a handler can make. */
+    public enum Kind {
+        ACK,
+        RETRY,
+        REJECT,
+        DEFER;
+
+        /** The lower-case name used in metric tags and logs. */
+        public String tag() {
+            return switch (this) {
+                case ACK -> "ack";
+                case RETRY -> "retry";
+                case REJECT -> "reject";
+                case DEFER -> "defer";
+            };
+        }
+    }
+
+    private static final Outcome ACK = new Outcome(Kind.ACK, null, null, null);
+    private static final Outcome RETRY = new Outcome(Kind.RETRY, null, null, null);
+    private static final Outcome REJECT = new Outcome(Kind.REJECT, null, null, null);
+    private static final Outcome DEFER = new Outcome(Kind.DEFER, null, null, null);
+
+    private final Kind kind;
+    private final @Nullable Duration delay;
+    private final @Nullable String reason;
+    private final @Nullable Runnable continuation;
+
+    private Outcome(Kind kind, @Nullable Duration delay, @Nullable String reason, @Nullable Runnable continuation) {
+        this.kind = kind;
+        this.delay = delay;
+        this.reason = reason;
+        this.continuation = continuation;
+    }
+
+    /** Success: the message leaves its queue. */
+    public static Outcome ack() {
+        return ACK;
+    }
+
+    /** Transient failure: deliver again after the next hold tier's delay, spending one retry. */
+    public static Outcome retry() {
+        return RETRY;
+    }
+
+    /**
+     * Transient failure: deliver again after at least {@code delay}, spending one retry. Backends that can delay a
+     * message exactly do; the others round up to the shortest hold tier that is at least as long (never earlier).
+     */
+    public static Outcome retry(Duration delay) {
+        return new Outcome(Kind.RETRY, requirePositive(delay), null, null);
+    }
+
+    /** Permanent failure: dead-letter the message now (or discard it, counted, when the topic has no DLQ). */
+    public static Outcome reject() {
+        return REJECT;
+    }
+
+    /** Permanent failure with a reason, which travels to the dead-letter queue and {@link DeadMessageMetadata}. */
+    public static Outcome reject(String reason) {
+        return new Outcome(Kind.REJECT, null, Objects.requireNonNull(reason, "reason"), null);
+    }
+
+    /** Not ready yet: deliver again after the first hold tier's delay, without spending a retry. */
+    public static Outcome defer() {
+        return DEFER;
+    }
+
+    /** Not ready yet: deliver again after at least {@code delay}, without spending a retry. */
+    public static Outcome defer(Duration delay) {
+        return new Outcome(Kind.DEFER, requirePositive(delay), null, null);
+    }
+
+    /**
+     * The same outcome with a continuation: it runs at most once, only after the settlement reached the broker, on
+     * its own virtual thread, and is drained on shutdown. A continuation that throws is logged; it never causes the
+     * message to be delivered again. Adding a second continuation runs both, in order.
+     */
+    public Outcome andThen(Runnable next) {
+        Objects.requireNonNull(next, "continuation");
+        Runnable first = continuation;
+        Runnable combined = first == null
+                ? next
+                : () -> {
+                    try {
+                        first.run();
+                    } finally {
+                        next.run();
+                    }
+                };
+        return new Outcome(kind, delay, reason, combined);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The delay asked for by {@link #retry(Duration)} or {@link #defer(Duration)}. */
+    public Optional<Duration> delay() {
+        return Optional.ofNullable(delay);
+    }
+
+    /** The reason given to {@link #reject(String)}. */
+    public Optional<String> reason() {
+        return Optional.ofNullable(reason);
+    }
+
+    /** The continuation added with {@link #andThen(Runnable)}. */
+    public Optional<Runnable> continuation() {
+        return Optional.ofNullable(continuation);
+    }
+
+    public boolean isAck() {
+        return kind == Kind.ACK;
+    }
+
+    public boolean isRetry() {
+        return kind == Kind.RETRY;
+    }
+
+    public boolean isReject() {
+        return kind == Kind.REJECT;
+    }
+
+    public boolean isDefer() {
+        return kind == Kind.DEFER;
+    }
+
+    /** Equal when kind, delay and reason are equal; continuations are not compared. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Outcome other
+                && kind == other.kind
+                && Objects.equals(delay, other.delay)
+                && Objects.equals(reason, other.reason);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, delay, reason);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder(kind.tag());
+        if (delay != null) {
+            s.append('(').append(delay).append(')');
+        }
+        if (reason != null) {
+            s.append("(\"").append(reason).append("\")");
+        }
+        return s.toString();
+    }
+
+    private static Duration requirePositive(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative() || delay.isZero()) {
+            throw new IllegalArgumentException("delay must be positive, was " + delay);
+        }
+        return delay;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.shove;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Publishes typed messages to topics. Obtained from {@link Broker#publisher()}; thread-safe, cheap to share, and
+ * lives as long as its broker.
+ *
+ * <p>Each method encodes the message with the topic's codec, stamps a unique {@value ShoveHeaders#MESSAGE_ID}, adds
+ * the ordering key of a sequenced topic, and returns (or completes) once the broker has durably accepted it. Headers
+ * starting with {@value ShoveHeaders#PREFIX} are reserved: passing one fails with an {@link IllegalArgumentException}
+ * and publishes nothing.
+ *
+ * <pre>{@code
+ * broker.publisher().publish(ORDERS, new OrderPaid("o-1", 1299));
+ * }</pre>
+ */
+public interface Publisher {
+
+    /**
+     * Publishes one message and waits until the broker accepted it.
+     *
+     * @throws PublishException when the broker refused it or could not be reached ({@link
+     *     PublishException#isRetriable()} says whether trying again may help)
+     * @throws CodecException when the message cannot be encoded
+     */
+    <M> void publish(Topic<M> topic, M message);
+
+    /** Publishes one message with headers of your own, which survive every retry and dead-lettering. */
+    <M> void publishWithHeaders(Topic<M> topic, M message, Map<String, String> headers);
+
+    /**
+     * Publishes several messages, as one broker round trip where the broker allows, and waits for all of them.
+     *
+     * @throws BatchPublishException naming exactly which messages (by index) were not accepted; the others were
+     */
+    <M> void publishBatch(Topic<M> topic, List<? extends M> messages);
+
+    /** Publishes one message without waiting; the future completes when the broker accepted it. */
+    <M> CompletableFuture<Void> publishAsync(Topic<M> topic, M message, Map<String, String> headers);
+}

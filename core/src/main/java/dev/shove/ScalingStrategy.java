@@ -1,0 +1,35 @@
+package dev.shove;
+
+import dev.shove.internal.StabilizedStrategy;
+import dev.shove.internal.ThresholdStrategy;
+import java.time.Duration;
+
+/**
+ * Decides, from a registration's {@link ScalingMetrics}, whether to add or remove consumers. Called by the autoscaler
+ * once per poll per registration, from one thread at a time; a strategy may keep state per {@code group}.
+ */
+@FunctionalInterface
+public interface ScalingStrategy {
+
+    /**
+     * @param group the registration being scaled (the consumer group's name)
+     * @param metrics its current depth and capacity
+     */
+    ScalingDecision evaluate(String group, ScalingMetrics metrics);
+
+    /**
+     * Scale up by one when {@code ready > capacity × up}, down by one when {@code ready < capacity × down}, else hold
+     * (strict comparisons; with no consumers, any ready message scales up).
+     */
+    static ScalingStrategy threshold(double up, double down) {
+        return new ThresholdStrategy(up, down);
+    }
+
+    /**
+     * Acts on {@code inner}'s wish only once it has persisted for {@code hysteresis}, and never within {@code
+     * cooldown} of the previous action. State is kept per group.
+     */
+    static ScalingStrategy stabilized(ScalingStrategy inner, Duration hysteresis, Duration cooldown) {
+        return new StabilizedStrategy(inner, hysteresis, cooldown, System::nanoTime);
+    }
+}

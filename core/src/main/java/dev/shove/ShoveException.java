@@ -1,0 +1,31 @@
+package dev.shove;
+
+import java.io.Serial;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The root of every exception shove throws. Messages name the topic or queue involved and what to do about it.
+ *
+ * <p>Subtypes say what went wrong: {@link TopologyException} (broker objects missing or in conflict), {@link
+ * PublishException} (the broker did not accept a message), {@link BrokerUnavailableException} (the broker cannot be
+ * reached right now; worth retrying) and {@link CodecException} (a payload could not be encoded or decoded). Misuse
+ * of the API (a bad argument, a method called in the wrong state) throws the JDK's {@link IllegalArgumentException}
+ * or {@link IllegalStateException} instead.
+ */
+public class ShoveException extends RuntimeException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    public ShoveException(String message) {
+        super(message);
+    }
+
+    public ShoveException(String message, @Nullable Throwable cause) {
+        super(message, cause);
+    }
+
+    /** Whether the same call may succeed if tried again later (the broker was unreachable, a timeout passed). */
+    public boolean isRetriable() {
+        return false;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.shove;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The headers shove owns. They all start with {@value #PREFIX}; the prefix is reserved, so publishing a header that
+ * starts with it (in any case) fails with an {@link IllegalArgumentException}. Every other header a publisher sets
+ * survives every hop (hold tiers, dead-letter queue, retries).
+ *
+ * <table>
+ *   <caption>Headers shove writes</caption>
+ *   <tr><th>header</th><th>written</th><th>meaning</th></tr>
+ *   <tr><td>{@value #MESSAGE_ID}</td><td>on publish</td><td>a unique id; kept by every copy</td></tr>
+ *   <tr><td>{@value #RETRY_COUNT}</td><td>on retry copies</td><td>retries spent; absent means 0</td></tr>
+ *   <tr><td>{@value #SEQUENCE_KEY}</td><td>on publish to a sequenced topic</td><td>the ordering key</td></tr>
+ *   <tr><td>{@value #NOT_BEFORE}</td><td>on hold copies</td><td>epoch ms before which the copy must not be
+ *       handled</td></tr>
+ *   <tr><td>{@value #DEATH_REASON}</td><td>on dead letters</td><td>why it was dead-lettered</td></tr>
+ *   <tr><td>{@value #ORIGINAL_QUEUE}</td><td>on dead letters</td><td>where it was consumed from</td></tr>
+ *   <tr><td>{@value #DEATH_COUNT}</td><td>on dead letters</td><td>times dead-lettered</td></tr>
+ * </table>
+ */
+public final class ShoveHeaders {
+    /** The reserved prefix of every shove header. */
+    public static final String PREFIX = "shove-";
+
+    public static final String MESSAGE_ID = "shove-message-id";
+    public static final String RETRY_COUNT = "shove-retry-count";
+    public static final String SEQUENCE_KEY = "shove-sequence-key";
+    public static final String NOT_BEFORE = "shove-not-before";
+    public static final String DEATH_REASON = "shove-death-reason";
+    public static final String ORIGINAL_QUEUE = "shove-original-queue";
+    public static final String DEATH_COUNT = "shove-death-count";
+
+    /** Every header shove writes. */
+    public static final List<String> ALL =
+            List.of(MESSAGE_ID, RETRY_COUNT, SEQUENCE_KEY, NOT_BEFORE, DEATH_REASON, ORIGINAL_QUEUE, DEATH_COUNT);
+
+    private ShoveHeaders() {}
+
+    /** Whether a header name falls under the reserved prefix, compared case-insensitively. */
+    public static boolean isReserved(String name) {
+        return name.length() >= PREFIX.length()
+                && name.substring(0, PREFIX.length()).toLowerCase(Locale.ROOT).equals(PREFIX);
+    }
+}

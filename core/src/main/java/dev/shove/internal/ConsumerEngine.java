@@ -1,0 +1,578 @@
+package dev.shove.internal;
+
+import dev.shove.ShoveHeaders;
+import dev.shove.internal.DeliveryPolicy.Ack;
+import dev.shove.internal.DeliveryPolicy.DeadLetter;
+import dev.shove.internal.DeliveryPolicy.Decision;
+import dev.shove.internal.DeliveryPolicy.Discard;
+import dev.shove.internal.DeliveryPolicy.Hold;
+import dev.shove.internal.DeliveryPolicy.WaitInPlace;
+import dev.shove.spi.Delivery;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
+import dev.shove.spi.SubscriptionRequest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consumer: one subscription, a fixed set of worker virtual threads, and the bookkeeping between them.
+ *
+ * <p><b>Flow.</b> The transport's thread calls {@link #deliver}; the job goes to the ready queue (for a sequenced
+ * topic, only if its key is free; otherwise it queues in its key's lane). Workers take jobs, let the {@link Flow} run
+ * them (checks, decode, handler under the watchdog, decision), and the decision comes back here in {@link #apply}: a
+ * settlement submitted to the transport, or, for a sequenced topic, a wait in place that keeps the key's lane. When a
+ * key's job settles, the same worker runs the key's next job without a queue hop.
+ *
+ * <p><b>Accounting.</b> {@code unsettled} counts deliveries received and not yet submitted for settlement (the
+ * transport's window); {@code unconfirmed} counts submissions whose callback has not come back; {@code running}
+ * counts handlers in progress. Every job leaves through {@link Job#claimSettlement()} exactly once: by its worker,
+ * by the watchdog (deadline), by the drain (shutdown) or by a withdrawal.
+ *
+ * <p><b>Stop.</b> Pause intake, return what has not started, wait for handlers until the deadline, take over (and
+ * return) the ones still running, wait for confirmations, close the subscription.
+ */
+final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerEngine.class);
+
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int STOPPING = 2;
+    private static final int STOPPED = 3;
+
+    /** What runs a job: the main flow (handle) or the dead-letter flow (handleDead). */
+    interface Flow {
+        /** Runs a started job on a worker; ends by {@link #apply applying} a decision, unless taken over. */
+        void run(ConsumerEngine engine, Worker worker, Job job);
+
+        /** The job's handler passed its deadline and the watchdog took it over; decide and apply. */
+        void timedOut(ConsumerEngine engine, Job job);
+    }
+
+    final String consumerId;
+    final EngineContext context;
+    private final SubscriptionRequest request;
+    private final Flow flow;
+    private final int workerCount;
+    private final long timeoutNanos;
+
+    private final BlockingQueue<Job> ready = new LinkedBlockingQueue<>();
+    private final @Nullable Lanes lanes;
+    private final Set<Job> waiting = ConcurrentHashMap.newKeySet();
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+    private final AtomicInteger unsettled = new AtomicInteger();
+    private final AtomicInteger unconfirmed = new AtomicInteger();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger workerSeq = new AtomicInteger();
+    private final Object idleMonitor = new Object();
+
+    private volatile int state = NEW;
+    private volatile @Nullable Subscription subscription;
+    private volatile @Nullable Throwable failure;
+
+    ConsumerEngine(
+            String consumerId,
+            EngineContext context,
+            SubscriptionRequest request,
+            Flow flow,
+            int workerCount,
+            long timeoutNanos,
+            boolean sequenced) {
+        this.consumerId = consumerId;
+        this.context = context;
+        this.request = request;
+        this.flow = flow;
+        this.workerCount = workerCount;
+        this.timeoutNanos = timeoutNanos;
+        this.lanes = sequenced ? new Lanes() : null;
+    }
+
+    /** Subscribes and starts the workers. Throws what the transport throws (a missing queue, an unreachable broker). */
+    void start() {
+        state = RUNNING;
+        try {
+            subscription = context.services().transport().subscribe(request, this);
+        } catch (RuntimeException e) {
+            state = STOPPED;
+            throw e;
+        }
+        for (int i = 0; i < workerCount; i++) {
+            spawnWorker();
+        }
+    }
+
+    // ---------------------------------------------------------------- intake (transport threads)
+
+    @Override
+    public void deliver(Delivery delivery) {
+        Job job = new Job(this, delivery, lanes == null ? null : sequenceKey(delivery));
+        unsettled.incrementAndGet();
+        if (state != RUNNING) {
+            // The transport should have stopped; return the message rather than let it sit unsettled.
+            if (job.claimSettlement()) {
+                submit(job, Settlement.RETURN, true);
+            }
+            return;
+        }
+        if (lanes == null || lanes.admit(job)) {
+            ready.add(job);
+        }
+    }
+
+    @Override
+    public List<Delivery> withdraw(Predicate<? super Delivery> which) {
+        Predicate<Job> matches = j -> which.test(j.delivery);
+        List<Job> withdrawn = new ArrayList<>();
+        for (Iterator<Job> it = ready.iterator(); it.hasNext(); ) {
+            Job j = it.next();
+            if (matches.test(j) && j.withdraw()) {
+                it.remove();
+                withdrawn.add(j);
+            }
+        }
+        for (Job j : waiting) {
+            if (matches.test(j) && j.withdraw()) {
+                waiting.remove(j);
+                withdrawn.add(j);
+            }
+        }
+        if (lanes != null) {
+            List<Job> promoted = new ArrayList<>();
+            withdrawn.addAll(lanes.withdraw(matches, promoted));
+            ready.addAll(promoted);
+        }
+        unsettled.addAndGet(-withdrawn.size());
+        signalIdle();
+        return withdrawn.stream().map(j -> j.delivery).toList();
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+        if (failure != null || state >= STOPPING) {
+            return;
+        }
+        failure = cause;
+        log.error(
+                "consumer {} of queue '{}' failed and stops: {}",
+                consumerId,
+                request.queue(),
+                cause.getMessage(),
+                cause);
+        Thread.ofVirtual().name("shove-stop-" + consumerId).start(() -> stop(System.nanoTime()
+                + TimeUnit.SECONDS.toNanos(30)));
+    }
+
+    // ---------------------------------------------------------------- workers
+
+    private void spawnWorker() {
+        Worker worker = new Worker(this, consumerId + "-w" + workerSeq.getAndIncrement());
+        workers.add(worker);
+        context.services().watchdog().register(worker.slot);
+        worker.start();
+    }
+
+    void workerLoop(Worker worker) {
+        try {
+            while (!worker.retired) {
+                Job job;
+                try {
+                    job = ready.take();
+                } catch (InterruptedException e) {
+                    if (state >= STOPPING) {
+                        break;
+                    }
+                    continue;
+                }
+                Job next = job;
+                while (next != null && !worker.retired) {
+                    next = runOne(worker, next);
+                }
+            }
+        } catch (Throwable t) {
+            context.crashed(t);
+            log.error("shove internal error in consumer {}; the worker stops", consumerId, t);
+        } finally {
+            workers.remove(worker);
+            context.services().watchdog().unregister(worker.slot);
+        }
+    }
+
+    /** Runs one job; returns the next job of the same key when the job released its lane, to run inline. */
+    private @Nullable Job runOne(Worker worker, Job job) {
+        if (!job.start()) {
+            return null; // withdrawn
+        }
+        if (state != RUNNING) {
+            if (job.claimSettlement()) {
+                submit(job, Settlement.RETURN, true);
+            }
+            return null;
+        }
+        worker.inlineNext = null;
+        flow.run(this, worker, job);
+        Job next = worker.inlineNext;
+        worker.inlineNext = null;
+        return next;
+    }
+
+    /**
+     * Calls a handler under the deadline. Returns false when the call was taken over (deadline or shutdown): the
+     * caller must then drop its result, and the worker retires, replaced by a fresh one.
+     */
+    boolean invoke(Worker worker, Job job, Worker.Call call) {
+        running.incrementAndGet();
+        job.runs++;
+        worker.slot.arm(job, timeoutNanos);
+        worker.result = null;
+        worker.error = null;
+        long start = System.nanoTime();
+        try {
+            worker.result = call.call();
+        } catch (Throwable t) {
+            worker.error = t;
+        }
+        worker.nanos = System.nanoTime() - start;
+        boolean mine = worker.slot.disarm();
+        running.decrementAndGet();
+        Thread.interrupted(); // a late interrupt must not leak into the next message
+        if (!mine) {
+            worker.retired = true;
+        }
+        signalIdle();
+        return mine;
+    }
+
+    @Override
+    public void timedOut(Watchdog.Slot slot) {
+        Job job = (Job) slot.job();
+        if (job == null) {
+            return;
+        }
+        replaceWorker();
+        flow.timedOut(this, job);
+    }
+
+    private void replaceWorker() {
+        if (state == RUNNING) {
+            spawnWorker();
+        }
+    }
+
+    // ---------------------------------------------------------------- decisions
+
+    /**
+     * Carries out a decision. {@code inline}: the caller is the job's worker and will run the key's next job itself
+     * (it is left in {@link Worker#inlineNext}); otherwise the next job is queued.
+     */
+    void apply(Job job, Decision decision, @Nullable Runnable continuation, @Nullable Worker inline) {
+        job.addContinuation(continuation);
+        if (decision instanceof WaitInPlace wait) {
+            waitInPlace(job, wait);
+            return;
+        }
+        if (!job.claimSettlement()) {
+            return;
+        }
+        Settlement settlement =
+                switch (decision) {
+                    case Ack a -> Settlement.ACK;
+                    case Hold h -> Settlement.forward(new Settlement.Copy.ToHold(
+                            h.tier(), h.delay(), job.delivery.payload(), holdHeaders(job, h)));
+                    case DeadLetter d -> Settlement.forward(new Settlement.Copy.ToDeadLetter(
+                            request.topic().dlq().orElseThrow(),
+                            job.delivery.payload(),
+                            deadLetterHeaders(job, d)));
+                    case Discard d -> Settlement.ACK;
+                    case WaitInPlace w -> throw new AssertionError("handled above");
+                };
+        submit(job, settlement, false);
+        releaseLane(job, inline);
+    }
+
+    /** Returns a job to the broker for redelivery: shutdown, a handler abandoned at the drain deadline. */
+    void returnToBroker(Job job) {
+        if (job.claimSettlement()) {
+            submit(job, Settlement.RETURN, true);
+        }
+    }
+
+    private void waitInPlace(Job job, WaitInPlace wait) {
+        job.retryCount = wait.retryCount();
+        job.requeue();
+        waiting.add(job);
+        context.services()
+                .scheduler()
+                .schedule(
+                        () -> {
+                            if (waiting.remove(job)) {
+                                if (state == RUNNING) {
+                                    ready.add(job);
+                                } else {
+                                    returnToBroker(job);
+                                    signalIdle();
+                                }
+                            }
+                        },
+                        wait.delay().toNanos(),
+                        TimeUnit.NANOSECONDS);
+        signalIdle();
+    }
+
+    private void releaseLane(Job job, @Nullable Worker inline) {
+        if (lanes == null) {
+            return;
+        }
+        Job next = lanes.release(job);
+        if (next == null) {
+            return;
+        }
+        if (inline != null && state == RUNNING) {
+            inline.inlineNext = next;
+        } else if (state == RUNNING) {
+            ready.add(next);
+        } else {
+            returnToBroker(next);
+        }
+    }
+
+    private void submit(Job job, Settlement settlement, boolean returned) {
+        job.returned = returned;
+        unsettled.decrementAndGet();
+        unconfirmed.incrementAndGet();
+        Subscription sub = subscription;
+        try {
+            if (sub == null) {
+                throw new IllegalStateException("consumer " + consumerId + " has no subscription");
+            }
+            sub.settle(job.delivery, settlement, job);
+        } catch (RuntimeException e) {
+            onSettled(job, e);
+        }
+        signalIdle();
+    }
+
+    void onSettled(Job job, @Nullable Throwable failure) {
+        unconfirmed.decrementAndGet();
+        if (failure != null) {
+            Metrics.backendError(context.services().metrics().registry(), context.services().transport().name(),
+                    "settle");
+            log.warn(
+                    "settling message {} from queue '{}' failed; the broker will deliver it again: {}",
+                    job.messageId(),
+                    job.delivery.queue(),
+                    failure.toString());
+        } else if (job.continuation != null && !job.returned) {
+            context.continuations().submit(job.continuation, request.topic().name(), job.messageId());
+        }
+        signalIdle();
+    }
+
+    // ---------------------------------------------------------------- copies
+
+    private Map<String, String> holdHeaders(Job job, Hold hold) {
+        Map<String, String> headers = new HashMap<>(job.delivery.headers());
+        headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(hold.retryCount()));
+        headers.put(
+                ShoveHeaders.NOT_BEFORE,
+                Long.toString(System.currentTimeMillis() + hold.delay().toMillis()));
+        return headers;
+    }
+
+    private Map<String, String> deadLetterHeaders(Job job, DeadLetter dead) {
+        Map<String, String> headers = new HashMap<>(job.delivery.headers());
+        headers.remove(ShoveHeaders.NOT_BEFORE);
+        headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(dead.retryCount()));
+        headers.put(ShoveHeaders.DEATH_REASON, dead.reason());
+        headers.put(ShoveHeaders.ORIGINAL_QUEUE, job.delivery.queue());
+        headers.put(ShoveHeaders.DEATH_COUNT, Integer.toString(parseInt(headers.get(ShoveHeaders.DEATH_COUNT)) + 1));
+        return headers;
+    }
+
+    static int parseInt(@Nullable String value) {
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static @Nullable String sequenceKey(Delivery delivery) {
+        String key = delivery.headers().get(ShoveHeaders.SEQUENCE_KEY);
+        return key != null ? key : delivery.nativeKey();
+    }
+
+    // ---------------------------------------------------------------- state
+
+    /** Nothing running, nothing waiting, nothing queued: safe to scale down. */
+    boolean isIdle() {
+        return running.get() == 0
+                && ready.isEmpty()
+                && waiting.isEmpty()
+                && (lanes == null || lanes.isEmpty())
+                && unsettled.get() == 0;
+    }
+
+    int running() {
+        return running.get();
+    }
+
+    boolean isStopped() {
+        return state == STOPPED;
+    }
+
+    @Nullable Throwable failure() {
+        return failure;
+    }
+
+    String queue() {
+        return request.queue();
+    }
+
+    /**
+     * Stops the consumer: see the class comment. Returns true if handlers were still running at the deadline (they
+     * were interrupted and their messages returned).
+     */
+    boolean stop(long deadlineNanos) {
+        synchronized (this) {
+            if (state >= STOPPING) {
+                return awaitStopped(deadlineNanos);
+            }
+            state = STOPPING;
+        }
+        Subscription sub = subscription;
+        if (sub != null) {
+            try {
+                sub.pause();
+            } catch (RuntimeException e) {
+                log.warn("pausing consumer {} failed: {}", consumerId, e.toString());
+            }
+        }
+        returnUnstarted();
+        awaitQuiet(deadlineNanos, () -> running.get() == 0 && unsettled.get() == 0);
+        boolean timedOut = false;
+        for (Worker w : workers) {
+            if (w.slot.isRunning() && w.slot.takeOver()) {
+                Job job = (Job) w.slot.job();
+                if (job != null) {
+                    timedOut = true;
+                    log.warn(
+                            "drain deadline passed with the handler of message {} on queue '{}' still running; it"
+                                    + " was interrupted and the message returned for redelivery",
+                            job.messageId(),
+                            job.delivery.queue());
+                    returnToBroker(job);
+                }
+            }
+        }
+        returnUnstarted(); // anything a finishing worker released meanwhile
+        for (Worker w : workers) {
+            w.retired = true;
+            w.interrupt();
+        }
+        awaitQuiet(deadlineNanos, () -> unconfirmed.get() == 0);
+        if (sub != null) {
+            try {
+                sub.close();
+            } catch (RuntimeException e) {
+                log.warn("closing consumer {} failed: {}", consumerId, e.toString());
+            }
+        }
+        state = STOPPED;
+        signalIdle();
+        return timedOut;
+    }
+
+    private boolean awaitStopped(long deadlineNanos) {
+        awaitQuiet(deadlineNanos, () -> state == STOPPED);
+        return false;
+    }
+
+    private void returnUnstarted() {
+        List<Job> jobs = new ArrayList<>();
+        ready.drainTo(jobs);
+        if (lanes != null) {
+            jobs.addAll(lanes.takeQueued());
+        }
+        for (Job j : waiting) {
+            if (waiting.remove(j)) {
+                jobs.add(j);
+            }
+        }
+        for (Job j : jobs) {
+            returnToBroker(j);
+        }
+    }
+
+    private void awaitQuiet(long deadlineNanos, BooleanSupplier quiet) {
+        synchronized (idleMonitor) {
+            while (!quiet.getAsBoolean()) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    idleMonitor.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 50)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void signalIdle() {
+        if (state >= STOPPING) {
+            synchronized (idleMonitor) {
+                idleMonitor.notifyAll();
+            }
+        }
+    }
+
+    /** A worker virtual thread and its watchdog slot; the result fields carry one handler call's outcome. */
+    static final class Worker {
+        /** A handler call. */
+        @FunctionalInterface
+        interface Call {
+            @Nullable Object call() throws Exception;
+        }
+
+        final Watchdog.Slot slot;
+        private final Thread thread;
+        volatile boolean retired;
+        @Nullable Object result;
+        @Nullable Throwable error;
+        long nanos;
+        @Nullable Job inlineNext;
+
+        Worker(ConsumerEngine engine, String name) {
+            this.slot = new Watchdog.Slot(engine);
+            this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> engine.workerLoop(this));
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void interrupt() {
+            thread.interrupt();
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.shove.internal;
+
+import dev.shove.ConsumerGroup;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.GroupConfig;
+import dev.shove.MessageHandler;
+import dev.shove.SupervisorOutcome;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** {@link ConsumerGroup} over a {@link ConsumerRuntime}. */
+public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
+    private final ConsumerRuntime<C> runtime;
+    private final Function<Object, ConsumerRuntime<?>> runtimes;
+
+    /**
+     * @param runtimes makes a fresh runtime for a context (for {@link #withContext})
+     */
+    public ConsumerGroupImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
+        this.runtime = runtime;
+        this.runtimes = runtimes;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <C2> ConsumerGroup<B, C2> withContext(C2 context) {
+        Objects.requireNonNull(context, "context");
+        if (runtime.hasRegistrations()) {
+            throw new IllegalStateException("withContext must be called before registering topics");
+        }
+        runtime.close();
+        return new ConsumerGroupImpl<>((ConsumerRuntime<C2>) runtimes.apply(context), runtimes);
+    }
+
+    @Override
+    public ConsumerGroup<B, C> withDefaultHandlerTimeout(Duration timeout) {
+        runtime.defaultHandlerTimeout(timeout);
+        return this;
+    }
+
+    @Override
+    public <T> ConsumerGroup<B, C> register(
+            Topic<T> topic,
+            ConsumerGroupConfig<B> config,
+            Supplier<? extends MessageHandler<T, ? super C>> handlerFactory) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(handlerFactory, "handlerFactory");
+        if (topic.isBroadcast()) {
+            throw new IllegalArgumentException("topic '" + topic.name()
+                    + "' is a broadcast topic; subscribe to it with broker.broadcastSubscriber()");
+        }
+        GroupConfig<B, ?> backend = config.backend();
+        String group = config.groupName().orElse(topic.name());
+        runtime.register(new ConsumerRuntime.Spec<>(
+                topic,
+                group,
+                group,
+                backend.options(),
+                backend.minConsumers(),
+                backend.maxConsumers(),
+                config.autoscaler().orElse(null),
+                config.deadLetterConsumer(),
+                handlerFactory));
+        return this;
+    }
+
+    @Override
+    public boolean scaleUp(Topic<?> topic) {
+        return runtime.scaleUp(topic);
+    }
+
+    @Override
+    public boolean scaleDown(Topic<?> topic) {
+        return runtime.scaleDown(topic);
+    }
+
+    @Override
+    public int activeConsumers(Topic<?> topic) {
+        return runtime.activeConsumers(topic);
+    }
+
+    @Override
+    public void start() {
+        runtime.start();
+    }
+
+    @Override
+    public SupervisorOutcome stop(Duration drainTimeout) {
+        return runtime.stop(drainTimeout);
+    }
+
+    @Override
+    public SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout) {
+        return runtime.runUntil(signal, drainTimeout);
+    }
+
+    @Override
+    public void close() {
+        runtime.close();
+    }
+}

@@ -1,0 +1,242 @@
+package dev.shove.internal;
+
+import dev.shove.AutoscalerConfig;
+import dev.shove.ConsumerOptions;
+import dev.shove.MessageHandler;
+import dev.shove.ShutdownSignal;
+import dev.shove.SupervisorOutcome;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The machinery behind a consumer group or a supervisor: its registrations, its lifecycle, its continuations and the
+ * tally that becomes the {@link SupervisorOutcome}. The public facades only translate their API onto it.
+ */
+public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerRuntime.class);
+
+    /** The drain timeout of {@link #close()}. */
+    public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(30);
+
+    private enum State {
+        NEW,
+        RUNNING,
+        STOPPED
+    }
+
+    private final BrokerServices services;
+    private final C context;
+    private final Consumer<ConsumerRuntime<?>> onClose;
+    private final Continuations continuations = new Continuations();
+    private final Map<String, Registration<?, C>> registrations = new LinkedHashMap<>();
+    private final AtomicInteger crashes = new AtomicInteger();
+    private volatile @Nullable Duration defaultHandlerTimeout;
+    private State state = State.NEW;
+
+    public ConsumerRuntime(BrokerServices services, C context, Consumer<ConsumerRuntime<?>> onClose) {
+        this.services = services;
+        this.context = context;
+        this.onClose = onClose;
+    }
+
+    @Override
+    public BrokerServices services() {
+        return services;
+    }
+
+    @Override
+    public Continuations continuations() {
+        return continuations;
+    }
+
+    @Override
+    public void crashed(Throwable error) {
+        crashes.incrementAndGet();
+    }
+
+    public synchronized boolean hasRegistrations() {
+        return !registrations.isEmpty();
+    }
+
+    public void defaultHandlerTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("default handler timeout must be positive, was " + timeout);
+        }
+        synchronized (this) {
+            if (!registrations.isEmpty()) {
+                throw new IllegalStateException("set the default handler timeout before registering topics");
+            }
+        }
+        this.defaultHandlerTimeout = timeout;
+    }
+
+    /** A registration request, already checked by the facade. */
+    public record Spec<T, C>(
+            Topic<T> topic,
+            String group,
+            String metricGroup,
+            ConsumerOptions options,
+            int min,
+            int max,
+            @Nullable AutoscalerConfig autoscaler,
+            boolean deadLetterConsumer,
+            Supplier<? extends MessageHandler<T, ? super C>> handlers) {}
+
+    /** Declares the topic and registers it; starts its consumers at once when the runtime runs. */
+    public <T> void register(Spec<T, C> spec) {
+        Topic<T> topic = spec.topic();
+        Registration<T, C> registration;
+        synchronized (this) {
+            if (state == State.STOPPED) {
+                throw new IllegalStateException("cannot register topic '" + topic.name() + "': already stopped");
+            }
+            if (registrations.containsKey(topic.name())) {
+                throw new IllegalStateException(
+                        "topic '" + topic.name() + "' is already registered in this consumer group");
+            }
+            services.transport().declare(topic);
+            registration = new Registration<>(
+                    topic,
+                    spec.group(),
+                    spec.metricGroup(),
+                    spec.options(),
+                    spec.min(),
+                    spec.max(),
+                    spec.autoscaler(),
+                    spec.deadLetterConsumer(),
+                    spec.handlers(),
+                    context,
+                    defaultHandlerTimeout,
+                    this);
+            registrations.put(topic.name(), registration);
+            if (state == State.RUNNING) {
+                registration.start();
+            }
+        }
+    }
+
+    public C context() {
+        return context;
+    }
+
+    public synchronized void start() {
+        if (state == State.STOPPED) {
+            throw new IllegalStateException("this consumer group was stopped; create a new one to run again");
+        }
+        if (state == State.RUNNING) {
+            return;
+        }
+        state = State.RUNNING;
+        for (Registration<?, C> r : registrations.values()) {
+            r.start();
+        }
+    }
+
+    public SupervisorOutcome stop(Duration drainTimeout) {
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        List<Registration<?, C>> all;
+        synchronized (this) {
+            if (state == State.STOPPED) {
+                return SupervisorOutcome.CLEAN;
+            }
+            boolean wasRunning = state == State.RUNNING;
+            state = State.STOPPED;
+            all = wasRunning ? new ArrayList<>(registrations.values()) : List.of();
+        }
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        SupervisorOutcome outcome = SupervisorOutcome.CLEAN;
+        List<Thread> stoppers = new ArrayList<>();
+        SupervisorOutcome[] results = new SupervisorOutcome[all.size()];
+        for (int i = 0; i < all.size(); i++) {
+            int index = i;
+            Registration<?, C> r = all.get(i);
+            stoppers.add(Thread.ofVirtual()
+                    .name("shove-stop-" + r.topic.name())
+                    .start(() -> results[index] = r.stop(deadline)));
+        }
+        for (int i = 0; i < stoppers.size(); i++) {
+            try {
+                stoppers.get(i).join();
+                outcome = outcome.plus(results[i]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome = outcome.plus(new SupervisorOutcome(0, 0, true));
+                break;
+            }
+        }
+        try {
+            if (!continuations.awaitIdle(deadline)) {
+                log.warn("{} continuation(s) still running at the drain deadline", continuations.pending());
+                outcome = outcome.plus(new SupervisorOutcome(0, 0, true));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        outcome = outcome.plus(new SupervisorOutcome(0, crashes.get(), false));
+        if (outcome.timedOut()) {
+            log.warn("drain timeout of {} elapsed; interrupted what was still running", drainTimeout);
+        }
+        onClose.accept(this);
+        return outcome;
+    }
+
+    public SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout) {
+        Objects.requireNonNull(signal, "signal");
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        try {
+            start();
+            CountDownLatch fired = new CountDownLatch(1);
+            signal.whenComplete((v, e) -> fired.countDown());
+            try {
+                fired.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                log.info("interrupted while waiting for the shutdown signal; draining");
+            }
+            return stop(drainTimeout);
+        } finally {
+            if (signal instanceof ShutdownSignal s) {
+                s.drained();
+            }
+        }
+    }
+
+    public boolean scaleUp(Topic<?> topic) {
+        return registration(topic).scaleUp();
+    }
+
+    public boolean scaleDown(Topic<?> topic) {
+        return registration(topic).scaleDown();
+    }
+
+    public int activeConsumers(Topic<?> topic) {
+        return registration(topic).activeConsumers();
+    }
+
+    private synchronized Registration<?, C> registration(Topic<?> topic) {
+        Registration<?, C> r = registrations.get(topic.name());
+        if (r == null) {
+            throw new IllegalArgumentException("topic '" + topic.name() + "' is not registered in this group");
+        }
+        return r;
+    }
+
+    @Override
+    public void close() {
+        stop(DEFAULT_DRAIN);
+    }
+}

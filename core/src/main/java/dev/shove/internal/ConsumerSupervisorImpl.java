@@ -1,0 +1,82 @@
+package dev.shove.internal;
+
+import dev.shove.ConsumerOptions;
+import dev.shove.ConsumerSupervisor;
+import dev.shove.MessageHandler;
+import dev.shove.SupervisorOutcome;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/** {@link ConsumerSupervisor} over a {@link ConsumerRuntime}: one consumer per topic, one shared handler. */
+public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
+    /** The {@code consumer_group} metric tag of supervisor consumers. */
+    public static final String METRIC_GROUP = "default";
+
+    private final ConsumerRuntime<C> runtime;
+    private final Function<Object, ConsumerRuntime<?>> runtimes;
+
+    public ConsumerSupervisorImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
+        this.runtime = runtime;
+        this.runtimes = runtimes;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <C2> ConsumerSupervisor<B, C2> withContext(C2 context) {
+        Objects.requireNonNull(context, "context");
+        if (runtime.hasRegistrations()) {
+            throw new IllegalStateException("withContext must be called before registering topics");
+        }
+        runtime.close();
+        return new ConsumerSupervisorImpl<>((ConsumerRuntime<C2>) runtimes.apply(context), runtimes);
+    }
+
+    @Override
+    public ConsumerSupervisor<B, C> withDefaultHandlerTimeout(Duration timeout) {
+        runtime.defaultHandlerTimeout(timeout);
+        return this;
+    }
+
+    @Override
+    public <T> ConsumerSupervisor<B, C> register(Topic<T> topic, MessageHandler<T, ? super C> handler) {
+        return register(topic, ConsumerOptions.defaults(), handler);
+    }
+
+    @Override
+    public <T> ConsumerSupervisor<B, C> register(
+            Topic<T> topic, ConsumerOptions options, MessageHandler<T, ? super C> handler) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        if (topic.isBroadcast()) {
+            throw new IllegalArgumentException("topic '" + topic.name()
+                    + "' is a broadcast topic; subscribe to it with broker.broadcastSubscriber()");
+        }
+        runtime.register(new ConsumerRuntime.Spec<T, C>(
+                topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, () -> handler));
+        return this;
+    }
+
+    @Override
+    public void start() {
+        runtime.start();
+    }
+
+    @Override
+    public SupervisorOutcome stop(Duration drainTimeout) {
+        return runtime.stop(drainTimeout);
+    }
+
+    @Override
+    public SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout) {
+        return runtime.runUntil(signal, drainTimeout);
+    }
+
+    @Override
+    public void close() {
+        runtime.close();
+    }
+}

@@ -1,0 +1,23 @@
+package dev.shove.internal;
+
+import dev.shove.DeadMessageMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The default {@code handleDead}: say that a dead letter arrived and nobody looks at it. */
+public final class DeadLetters {
+    private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
+
+    private DeadLetters() {}
+
+    public static void logUnhandled(DeadMessageMetadata metadata) {
+        log.warn(
+                "dead letter {} of topic '{}' received and acknowledged; no handleDead is implemented (reason: {},"
+                        + " original queue: {}, death count: {})",
+                metadata.message().messageId().orElse(metadata.message().deliveryId()),
+                metadata.message().topic(),
+                metadata.reason(),
+                metadata.originalQueue(),
+                metadata.deathCount());
+    }
+}

@@ -1,0 +1,11 @@
+package dev.shove.internal;
+
+/** What a consumer engine needs from the runtime that owns it. */
+interface EngineContext {
+    BrokerServices services();
+
+    Continuations continuations();
+
+    /** An internal failure of shove's own machinery: counted as a crash in the supervisor's outcome. */
+    void crashed(Throwable error);
+}

@@ -1,0 +1,129 @@
+package dev.shove.internal;
+
+import dev.shove.ShoveHeaders;
+import dev.shove.spi.Delivery;
+import dev.shove.spi.SettleCallback;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's state for one delivery, from receipt until its settlement is confirmed. Its state moves once from
+ * {@code PENDING} to {@code STARTED} (a worker took it) or {@code WITHDRAWN} (the transport took it back), and from
+ * {@code STARTED} to {@code SETTLED}; the compare-and-set settles every race between the worker, the watchdog and the
+ * drain.
+ */
+final class Job implements SettleCallback {
+    static final int PENDING = 0;
+    static final int STARTED = 1;
+    static final int SETTLED = 2;
+    static final int WITHDRAWN = 3;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Job.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final ConsumerEngine engine;
+    final Delivery delivery;
+    final @Nullable String key;
+
+    /** Retries spent: from the header on receipt, advanced by retries waited out in place. */
+    int retryCount;
+
+    /** Times the handler ran on this delivery in this process (in-place retries run it again). */
+    int runs;
+
+    /** Whether the job was returned to the broker rather than settled by an outcome (no continuation then). */
+    boolean returned;
+
+    /** Continuations of outcomes decided so far, run after the final settlement. */
+    @Nullable Runnable continuation;
+
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
+
+    Job(ConsumerEngine engine, Delivery delivery, @Nullable String key) {
+        this.engine = engine;
+        this.delivery = delivery;
+        this.key = key;
+        this.retryCount = parseRetryCount(delivery);
+    }
+
+    boolean start() {
+        return STATE.compareAndSet(this, PENDING, STARTED);
+    }
+
+    /** Back to pending: a job that waited out a retry in place goes through the queue again. */
+    void requeue() {
+        STATE.setVolatile(this, PENDING);
+    }
+
+    boolean withdraw() {
+        return STATE.compareAndSet(this, PENDING, WITHDRAWN);
+    }
+
+    boolean isWithdrawn() {
+        return (int) STATE.getVolatile(this) == WITHDRAWN;
+    }
+
+    /** Claims the right to settle; true once, for a started or pending job. */
+    boolean claimSettlement() {
+        int s = (int) STATE.getVolatile(this);
+        while (s == PENDING || s == STARTED) {
+            if (STATE.compareAndSet(this, s, SETTLED)) {
+                return true;
+            }
+            s = (int) STATE.getVolatile(this);
+        }
+        return false;
+    }
+
+    String messageId() {
+        String id = delivery.headers().get(ShoveHeaders.MESSAGE_ID);
+        return id != null ? id : delivery.deliveryId();
+    }
+
+    void addContinuation(@Nullable Runnable next) {
+        if (next == null) {
+            return;
+        }
+        Runnable first = continuation;
+        continuation = first == null
+                ? next
+                : () -> {
+                    try {
+                        first.run();
+                    } finally {
+                        next.run();
+                    }
+                };
+    }
+
+    @Override
+    public void settled(@Nullable Throwable failure) {
+        engine.onSettled(this, failure);
+    }
+
+    private static int parseRetryCount(Delivery delivery) {
+        String value = delivery.headers().get(ShoveHeaders.RETRY_COUNT);
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Job[" + delivery.queue() + " " + delivery.deliveryId() + "]";
+    }
+}

@@ -1,0 +1,74 @@
+package dev.shove.internal;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.shove.Codec;
+
+/** The default codec: JSON through Jackson, with readers and writers resolved once per type. */
+public final class JsonCodec<M> implements Codec<M> {
+
+    /** Shared by every JSON topic that does not bring its own mapper; configured once, then only read. */
+    static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .registerModule(new Jdk8Module())
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+
+    private final ObjectReader reader;
+    private final ObjectWriter writer;
+    private final String name;
+
+    private JsonCodec(ObjectMapper mapper, JavaType type) {
+        this.reader = mapper.readerFor(type);
+        this.writer = mapper.writerFor(type);
+        this.name = "json(" + type.toCanonical() + ")";
+    }
+
+    public static <M> JsonCodec<M> of(Class<M> type) {
+        return of(type, DEFAULT_MAPPER);
+    }
+
+    public static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
+        return new JsonCodec<>(mapper, mapper.constructType(type));
+    }
+
+    public static <M> JsonCodec<M> of(TypeReference<M> type) {
+        return new JsonCodec<>(DEFAULT_MAPPER, DEFAULT_MAPPER.constructType(type));
+    }
+
+    /** The mapper shove uses for its own JSON (audit records); never reconfigure it. */
+    public static ObjectMapper sharedMapper() {
+        return DEFAULT_MAPPER;
+    }
+
+    @Override
+    public byte[] encode(M message) throws Exception {
+        return writer.writeValueAsBytes(message);
+    }
+
+    @Override
+    public M decode(byte[] payload) throws Exception {
+        M value = reader.readValue(payload);
+        if (value == null) {
+            throw new IllegalArgumentException("payload is JSON null");
+        }
+        return value;
+    }
+
+    @Override
+    public String contentType() {
+        return "application/json";
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+}

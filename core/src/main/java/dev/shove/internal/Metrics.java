@@ -1,0 +1,186 @@
+package dev.shove.internal;
+
+import dev.shove.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * shove's meters, with the names dashboards expect (Prometheus renders {@code shove.messages.consumed} as {@code
+ * shove_messages_consumed_total}). Meters are resolved once per topic and group, so the delivery path only
+ * increments.
+ */
+public final class Metrics {
+    public static final String CONSUMED = "shove.messages.consumed";
+    public static final String FAILED = "shove.messages.failed";
+    public static final String DISCARDED = "shove.messages.discarded";
+    public static final String DEAD_LETTERED = "shove.messages.dead.lettered";
+    public static final String PUBLISHED = "shove.messages.published";
+    public static final String PROCESSING_DURATION = "shove.message.processing.duration";
+    public static final String PUBLISH_DURATION = "shove.message.publish.duration";
+    public static final String SIZE = "shove.message.size";
+    public static final String INFLIGHT = "shove.messages.inflight";
+    public static final String AUTOSCALER_DECISIONS = "shove.autoscaler.decisions";
+    public static final String BACKEND_ERRORS = "shove.backend.errors";
+
+    private final MeterRegistry registry;
+    private final ConcurrentHashMap<String, PublishMeters> publish = new ConcurrentHashMap<>();
+
+    public Metrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public PublishMeters publish(String topic) {
+        return publish.computeIfAbsent(topic, t -> new PublishMeters(registry, t));
+    }
+
+    public ConsumerMeters consumer(String topic, String group) {
+        return new ConsumerMeters(registry, topic, group);
+    }
+
+    public Counter autoscalerDecision(String group, String direction) {
+        return Counter.builder(AUTOSCALER_DECISIONS)
+                .description("Autoscaler decisions per poll")
+                .tag("consumer_group", group)
+                .tag("direction", direction)
+                .register(registry);
+    }
+
+    /** Counts an error reported by a backend, e.g. a failed settlement. */
+    public static void backendError(MeterRegistry registry, String backend, String kind) {
+        Counter.builder(BACKEND_ERRORS)
+                .description("Errors reported by the broker backend")
+                .tag("backend", backend)
+                .tag("kind", kind)
+                .register(registry)
+                .increment();
+    }
+
+    /** The meters of one topic's publishing. */
+    public static final class PublishMeters {
+        public final Counter success;
+        public final Counter error;
+        public final Timer successDuration;
+        public final Timer errorDuration;
+
+        PublishMeters(MeterRegistry registry, String topic) {
+            success = publishedCounter(registry, topic, "success");
+            error = publishedCounter(registry, topic, "error");
+            successDuration = publishTimer(registry, topic, "success");
+            errorDuration = publishTimer(registry, topic, "error");
+        }
+
+        private static Counter publishedCounter(MeterRegistry registry, String topic, String outcome) {
+            return Counter.builder(PUBLISHED)
+                    .description("Messages published, by whether the broker accepted them")
+                    .tag("topic", topic)
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+
+        private static Timer publishTimer(MeterRegistry registry, String topic, String outcome) {
+            return Timer.builder(PUBLISH_DURATION)
+                    .description("Time to publish one message or batch, until the broker accepted it")
+                    .tag("topic", topic)
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+    }
+
+    /** The meters of one registration (topic × consumer group). */
+    public static final class ConsumerMeters {
+        private final MeterRegistry registry;
+        private final String topic;
+        private final String group;
+        private final Counter[] consumed = new Counter[Outcome.Kind.values().length];
+        private final Timer[] duration = new Timer[Outcome.Kind.values().length];
+        private final ConcurrentHashMap<String, Counter> failed = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, Counter> discarded = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, Counter> deadLettered = new ConcurrentHashMap<>();
+        private final DistributionSummary size;
+        private final AtomicInteger inflight = new AtomicInteger();
+
+        ConsumerMeters(MeterRegistry registry, String topic, String group) {
+            this.registry = registry;
+            this.topic = topic;
+            this.group = group;
+            for (Outcome.Kind kind : Outcome.Kind.values()) {
+                consumed[kind.ordinal()] = Counter.builder(CONSUMED)
+                        .description("Messages handled, by the handler's outcome")
+                        .tag("topic", topic)
+                        .tag("consumer_group", group)
+                        .tag("outcome", kind.tag())
+                        .register(registry);
+                duration[kind.ordinal()] = Timer.builder(PROCESSING_DURATION)
+                        .description("Handler run time, by outcome")
+                        .tag("topic", topic)
+                        .tag("consumer_group", group)
+                        .tag("outcome", kind.tag())
+                        .register(registry);
+            }
+            size = DistributionSummary.builder(SIZE)
+                    .description("Payload size of received messages")
+                    .baseUnit("bytes")
+                    .tag("topic", topic)
+                    .tag("consumer_group", group)
+                    .register(registry);
+            Gauge.builder(INFLIGHT, inflight, AtomicInteger::get)
+                    .description("Handlers running now")
+                    .tag("topic", topic)
+                    .tag("consumer_group", group)
+                    .register(registry);
+        }
+
+        public void consumed(Outcome.Kind kind, long nanos) {
+            consumed[kind.ordinal()].increment();
+            duration[kind.ordinal()].record(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        public void size(int bytes) {
+            size.record(bytes);
+        }
+
+        public void failed(String reason) {
+            tagged(failed, FAILED, "Messages that failed before or around the handler", reason).increment();
+        }
+
+        public void discarded(String reason) {
+            tagged(discarded, DISCARDED, "Messages dropped for good (no DLQ to keep them)", reason).increment();
+        }
+
+        public void deadLettered(String reason) {
+            tagged(deadLettered, DEAD_LETTERED, "Messages sent to the dead-letter queue", reason).increment();
+        }
+
+        public void handlerStarted() {
+            inflight.incrementAndGet();
+        }
+
+        public void handlerEnded() {
+            inflight.decrementAndGet();
+        }
+
+        private Counter tagged(
+                ConcurrentHashMap<String, Counter> cache, String name, String description, String reason) {
+            Counter c = cache.get(reason);
+            if (c == null) {
+                c = cache.computeIfAbsent(reason, r -> Counter.builder(name)
+                        .description(description)
+                        .tag("topic", topic)
+                        .tag("consumer_group", group)
+                        .tag("reason", r)
+                        .register(registry));
+            }
+            return c;
+        }
+    }
+}

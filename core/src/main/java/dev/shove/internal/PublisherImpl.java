@@ -1,0 +1,192 @@
+package dev.shove.internal;
+
+import dev.shove.BatchPublishException;
+import dev.shove.CodecException;
+import dev.shove.PublishException;
+import dev.shove.Publisher;
+import dev.shove.Sequencing;
+import dev.shove.ShoveException;
+import dev.shove.ShoveHeaders;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import dev.shove.spi.OutboundMessage;
+import dev.shove.spi.Transport;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/** Encodes, stamps and routes messages, then hands them to the transport; counts and times every publish. */
+public final class PublisherImpl implements Publisher {
+    private final Transport transport;
+    private final Metrics metrics;
+
+    public PublisherImpl(Transport transport, Metrics metrics) {
+        this.transport = transport;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public <M> void publish(Topic<M> topic, M message) {
+        publishWithHeaders(topic, message, Map.of());
+    }
+
+    @Override
+    public <M> void publishWithHeaders(Topic<M> topic, M message, Map<String, String> headers) {
+        await(topic, publishAsync(topic, message, headers));
+    }
+
+    @Override
+    public <M> CompletableFuture<Void> publishAsync(Topic<M> topic, M message, Map<String, String> headers) {
+        OutboundMessage outbound = prepare(topic, message, headers);
+        Metrics.PublishMeters meters = metrics.publish(topic.name());
+        long start = System.nanoTime();
+        CompletableFuture<Void> result;
+        try {
+            result = transport.publish(topic, outbound);
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        return result.handle((ok, failure) -> {
+            long nanos = System.nanoTime() - start;
+            if (failure == null) {
+                meters.success.increment();
+                meters.successDuration.record(nanos, TimeUnit.NANOSECONDS);
+                return null;
+            }
+            meters.error.increment();
+            meters.errorDuration.record(nanos, TimeUnit.NANOSECONDS);
+            throw new CompletionException(asPublishException(topic, unwrap(failure)));
+        });
+    }
+
+    @Override
+    public <M> void publishBatch(Topic<M> topic, List<? extends M> messages) {
+        Objects.requireNonNull(messages, "messages");
+        if (messages.isEmpty()) {
+            return;
+        }
+        List<OutboundMessage> outbound = new ArrayList<>(messages.size());
+        for (M m : messages) {
+            outbound.add(prepare(topic, m, Map.of()));
+        }
+        Metrics.PublishMeters meters = metrics.publish(topic.name());
+        long start = System.nanoTime();
+        List<CompletableFuture<Void>> results;
+        try {
+            results = transport.publishAll(topic, outbound);
+        } catch (RuntimeException e) {
+            results = outbound.stream()
+                    .map(o -> CompletableFuture.<Void>failedFuture(e))
+                    .toList();
+        }
+        SortedMap<Integer, Throwable> failures = new TreeMap<>();
+        for (int i = 0; i < results.size(); i++) {
+            try {
+                results.get(i).get();
+            } catch (ExecutionException e) {
+                failures.put(i, asPublishException(topic, unwrap(e)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                for (int j = i; j < results.size(); j++) {
+                    if (!results.get(j).isDone() || results.get(j).isCompletedExceptionally()) {
+                        failures.put(j, new PublishException("interrupted while waiting for the broker", e));
+                    }
+                }
+                break;
+            }
+        }
+        long nanos = System.nanoTime() - start;
+        meters.success.increment(messages.size() - failures.size());
+        meters.error.increment(failures.size());
+        (failures.isEmpty() ? meters.successDuration : meters.errorDuration).record(nanos, TimeUnit.NANOSECONDS);
+        if (!failures.isEmpty()) {
+            throw new BatchPublishException(topic.name(), messages.size(), failures);
+        }
+    }
+
+    /** Encodes the message and builds its headers: the user's (validated), a fresh message id, the ordering key. */
+    <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(userHeaders, "headers");
+        for (Map.Entry<String, String> h : userHeaders.entrySet()) {
+            if (ShoveHeaders.isReserved(h.getKey())) {
+                throw new IllegalArgumentException(
+                        "header '%s' uses the reserved prefix '%s' (publishing to topic '%s'); rename it"
+                                .formatted(h.getKey(), ShoveHeaders.PREFIX, topic.name()));
+            }
+            Objects.requireNonNull(h.getValue(), () -> "header '" + h.getKey() + "' has a null value");
+        }
+        byte[] payload;
+        try {
+            payload = topic.codec().encode(message);
+        } catch (Exception e) {
+            throw new CodecException(
+                    "cannot encode a message for topic '%s' with codec %s: %s"
+                            .formatted(topic.name(), topic.codec().name(), e.getMessage()),
+                    e);
+        }
+        String key = null;
+        int shard = -1;
+        Sequencing<M> sequencing = topic.sequencing().orElse(null);
+        Map<String, String> headers;
+        if (sequencing != null) {
+            key = sequencing.keyOf(message);
+            shard = Sharding.shardOf(key, sequencing.routingShards());
+            headers = new HashMap<>(userHeaders.size() + 3);
+            headers.putAll(userHeaders);
+            headers.put(ShoveHeaders.SEQUENCE_KEY, key);
+            headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+        } else if (userHeaders.isEmpty()) {
+            headers = Map.of(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+        } else {
+            headers = new HashMap<>(userHeaders.size() + 2);
+            headers.putAll(userHeaders);
+            headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+        }
+        return new OutboundMessage(payload, Map.copyOf(headers), key, shard, topic.codec().contentType());
+    }
+
+    private static <M> void await(Topic<M> topic, CompletableFuture<Void> future) {
+        try {
+            future.get();
+        } catch (ExecutionException e) {
+            throw asPublishException(topic, unwrap(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException(
+                    "interrupted while waiting for the broker to accept a message for topic '%s'; it may or may not"
+                                    .formatted(topic.name())
+                            + " have been published",
+                    e);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        Throwable cur = t;
+        while ((cur instanceof CompletionException || cur instanceof ExecutionException) && cur.getCause() != null) {
+            cur = cur.getCause();
+        }
+        return cur;
+    }
+
+    private static ShoveException asPublishException(Topic<?> topic, Throwable failure) {
+        if (failure instanceof PublishException || failure instanceof TopologyException) {
+            return (ShoveException) failure;
+        }
+        if (failure instanceof ShoveException s) {
+            return new PublishException(
+                    "publishing to topic '%s' failed: %s".formatted(topic.name(), s.getMessage()), s, s.isRetriable());
+        }
+        return new PublishException(
+                "publishing to topic '%s' failed: %s".formatted(topic.name(), failure), failure, false);
+    }
+}

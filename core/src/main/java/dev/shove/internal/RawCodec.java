@@ -1,0 +1,30 @@
+package dev.shove.internal;
+
+import dev.shove.Codec;
+
+/** The identity codec: bytes in, the same bytes out. */
+public final class RawCodec implements Codec<byte[]> {
+    public static final RawCodec INSTANCE = new RawCodec();
+
+    private RawCodec() {}
+
+    @Override
+    public byte[] encode(byte[] message) {
+        return message;
+    }
+
+    @Override
+    public byte[] decode(byte[] payload) {
+        return payload;
+    }
+
+    @Override
+    public String contentType() {
+        return "application/octet-stream";
+    }
+
+    @Override
+    public String name() {
+        return "raw";
+    }
+}

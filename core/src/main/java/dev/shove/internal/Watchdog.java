@@ -1,0 +1,122 @@
+package dev.shove.internal;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Enforces handler deadlines for every consumer of a broker from one daemon thread. Each worker owns a {@link Slot}
+ * that it arms before calling a handler and disarms after; the watchdog scans the slots every few milliseconds and
+ * takes over any slot past its deadline. This costs the delivery path two volatile writes instead of a timer per
+ * message.
+ */
+public final class Watchdog implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+    private static final long TICK_NANOS = 5_000_000L;
+
+    private final CopyOnWriteArrayList<Slot> slots = new CopyOnWriteArrayList<>();
+    private final Thread thread;
+    private volatile boolean closed;
+
+    public Watchdog(String name) {
+        this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        this.thread.start();
+    }
+
+    public void register(Slot slot) {
+        slots.add(slot);
+    }
+
+    public void unregister(Slot slot) {
+        slots.remove(slot);
+    }
+
+    private void run() {
+        while (!closed) {
+            LockSupport.parkNanos(TICK_NANOS);
+            long now = System.nanoTime();
+            for (Slot slot : slots) {
+                if (slot.isOverdue(now) && slot.takeOver()) {
+                    try {
+                        slot.owner.timedOut(slot);
+                    } catch (RuntimeException | Error e) {
+                        log.error("shove internal error while timing out a handler", e);
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+    }
+
+    /** What the watchdog calls when a slot's deadline passes. */
+    public interface Owner {
+        /** The slot's handler is past its deadline and the slot was taken over: apply the timeout. */
+        void timedOut(Slot slot);
+    }
+
+    /**
+     * One worker's handler in progress. Armed by the worker, disarmed by the worker, or taken over once by the
+     * watchdog (deadline) or the drain (shutdown): whoever wins the compare-and-set settles the message.
+     */
+    public static final class Slot {
+        private static final int IDLE = 0;
+        private static final int RUNNING = 1;
+        private static final int TAKEN = 2;
+
+        final Owner owner;
+        private final AtomicInteger state = new AtomicInteger(IDLE);
+        private volatile long deadline = Long.MAX_VALUE;
+        private volatile @Nullable Object job;
+        private volatile @Nullable Thread thread;
+
+        public Slot(Owner owner) {
+            this.owner = owner;
+        }
+
+        /** Marks a handler call as started on the current thread; {@code timeoutNanos <= 0} means no deadline. */
+        public void arm(Object job, long timeoutNanos) {
+            this.job = job;
+            this.thread = Thread.currentThread();
+            this.deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : Long.MAX_VALUE;
+            state.set(RUNNING);
+        }
+
+        /** Marks the handler call as finished; false if the watchdog or the drain took it over meanwhile. */
+        public boolean disarm() {
+            return state.compareAndSet(RUNNING, IDLE);
+        }
+
+        /** Takes a running handler away from its worker; true for exactly one caller. Interrupts the handler. */
+        public boolean takeOver() {
+            if (!state.compareAndSet(RUNNING, TAKEN)) {
+                return false;
+            }
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+            return true;
+        }
+
+        public boolean isRunning() {
+            return state.get() == RUNNING;
+        }
+
+        boolean isOverdue(long now) {
+            return state.get() == RUNNING && now - deadline > 0;
+        }
+
+        /** The job armed last (the one taken over, after {@link #takeOver()}). */
+        public @Nullable Object job() {
+            return job;
+        }
+    }
+}

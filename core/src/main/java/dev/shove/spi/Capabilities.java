@@ -1,0 +1,100 @@
+package dev.shove.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What a transport can do. The engine adapts its decisions to it (exact delays versus hold tiers) and the
+ * conformance kit skips exactly the contracts a broker cannot meet. Build with {@link #builder()}; the defaults
+ * describe the most limited broker.
+ *
+ * @param exactDelays the transport can delay a copy by any duration up to {@link #maxExactDelay()} (a timer, a
+ *     scheduled message, a delayed nak); otherwise delays are rounded up to hold tiers
+ * @param maxExactDelay the longest exact delay; longer delays use hold tiers
+ * @param durableRetries a copy waiting out its delay survives a crash of the consuming process
+ * @param deliveryCount deliveries carry the broker's own attempt counter
+ * @param redeliveryFlag deliveries carry the broker's redelivered flag
+ * @param coordinates deliveries carry partition and offset
+ * @param timestamps deliveries carry the broker's timestamp
+ * @param competingConsumers several subscriptions of one group share the messages of a queue between them
+ */
+public record Capabilities(
+        boolean exactDelays,
+        Duration maxExactDelay,
+        boolean durableRetries,
+        boolean deliveryCount,
+        boolean redeliveryFlag,
+        boolean coordinates,
+        boolean timestamps,
+        boolean competingConsumers) {
+
+    public Capabilities {
+        Objects.requireNonNull(maxExactDelay, "maxExactDelay");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link Capabilities}; every flag defaults to false. */
+    public static final class Builder {
+        private boolean exactDelays;
+        private Duration maxExactDelay = Duration.ZERO;
+        private boolean durableRetries;
+        private boolean deliveryCount;
+        private boolean redeliveryFlag;
+        private boolean coordinates;
+        private boolean timestamps;
+        private boolean competingConsumers;
+
+        private Builder() {}
+
+        public Builder exactDelays(Duration max) {
+            this.exactDelays = true;
+            this.maxExactDelay = Objects.requireNonNull(max, "max");
+            return this;
+        }
+
+        public Builder durableRetries() {
+            this.durableRetries = true;
+            return this;
+        }
+
+        public Builder deliveryCount() {
+            this.deliveryCount = true;
+            return this;
+        }
+
+        public Builder redeliveryFlag() {
+            this.redeliveryFlag = true;
+            return this;
+        }
+
+        public Builder coordinates() {
+            this.coordinates = true;
+            return this;
+        }
+
+        public Builder timestamps() {
+            this.timestamps = true;
+            return this;
+        }
+
+        public Builder competingConsumers() {
+            this.competingConsumers = true;
+            return this;
+        }
+
+        public Capabilities build() {
+            return new Capabilities(
+                    exactDelays,
+                    maxExactDelay,
+                    durableRetries,
+                    deliveryCount,
+                    redeliveryFlag,
+                    coordinates,
+                    timestamps,
+                    competingConsumers);
+        }
+    }
+}

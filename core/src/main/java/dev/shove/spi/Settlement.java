@@ -1,0 +1,89 @@
+package dev.shove.spi;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What to do with one delivery, decided by the engine: publish zero or more {@link Copy copies}, each durably, and
+ * then acknowledge the delivery or return it to the broker.
+ *
+ * <p>The four shapes a transport meets:
+ *
+ * <ul>
+ *   <li><b>ack</b>: no copies, {@link Action#ACK};
+ *   <li><b>hold-and-ack</b>: one {@link Copy.ToHold}, then ack (a retry or a defer);
+ *   <li><b>dead-letter-and-ack</b>: one {@link Copy.ToDeadLetter}, then ack;
+ *   <li><b>return</b>: no copies, {@link Action#RETURN} (a drain at shutdown, a handler abandoned at the deadline).
+ * </ul>
+ *
+ * @param copies what to publish before the final action; every copy must be accepted by the broker first
+ * @param action what to do with the delivery once the copies are in
+ */
+public record Settlement(List<Copy> copies, Action action) {
+
+    /** The final step of a settlement. */
+    public enum Action {
+        /** Acknowledge: the delivery leaves its queue for good. */
+        ACK,
+        /** Give the delivery back to the broker for redelivery (nack with requeue, offset left uncommitted). */
+        RETURN
+    }
+
+    /** Acknowledge, nothing to publish. */
+    public static final Settlement ACK = new Settlement(List.of(), Action.ACK);
+
+    /** Return to the broker, nothing to publish. */
+    public static final Settlement RETURN = new Settlement(List.of(), Action.RETURN);
+
+    public Settlement {
+        copies = List.copyOf(copies);
+        Objects.requireNonNull(action, "action");
+        if (action == Action.RETURN && !copies.isEmpty()) {
+            throw new IllegalArgumentException("a returned delivery publishes no copies");
+        }
+    }
+
+    /** Publish one copy, then acknowledge. */
+    public static Settlement forward(Copy copy) {
+        return new Settlement(List.of(copy), Action.ACK);
+    }
+
+    /** A message the transport must publish before acknowledging the delivery. */
+    public sealed interface Copy {
+        byte[] payload();
+
+        Map<String, String> headers();
+
+        /**
+         * A retry or defer copy: to wait {@code delay}, then be delivered again on the queue the original came from
+         * (for a sequenced topic: the same shard). Backends with {@link Capabilities#exactDelays() exact delays}
+         * wait exactly {@code delay}; the others put it in hold tier {@code tier}, whose delay is at least {@code
+         * delay} (the engine rounded up). The {@code shove-not-before} header carries the due time in epoch ms.
+         *
+         * @param tier index into the topic's {@link dev.shove.Topic#holdTiers() hold tiers}
+         * @param delay how long the copy must wait before it is delivered again
+         */
+        record ToHold(int tier, Duration delay, byte[] payload, Map<String, String> headers) implements Copy {
+            public ToHold {
+                Objects.requireNonNull(delay, "delay");
+                Objects.requireNonNull(payload, "payload");
+                headers = Map.copyOf(headers);
+            }
+        }
+
+        /**
+         * A dead letter, to the topic's dead-letter queue, carrying the {@code shove-death-*} headers.
+         *
+         * @param queue the dead-letter queue's name
+         */
+        record ToDeadLetter(String queue, byte[] payload, Map<String, String> headers) implements Copy {
+            public ToDeadLetter {
+                Objects.requireNonNull(queue, "queue");
+                Objects.requireNonNull(payload, "payload");
+                headers = Map.copyOf(headers);
+            }
+        }
+    }
+}

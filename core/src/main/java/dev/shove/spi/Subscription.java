@@ -1,0 +1,40 @@
+package dev.shove.spi;
+
+/**
+ * A running consumption of one queue, created by {@link Transport#subscribe}. One subscription is one consumer of a
+ * group (one channel, one KafkaConsumer, one pull consumer).
+ *
+ * <p><b>Flow control.</b> The transport hands deliveries to the {@link DeliverySink} and must never have more than
+ * {@link SubscriptionRequest#window()} of them delivered and not yet passed to {@link #settle}. It should keep the
+ * window full while messages are waiting.
+ *
+ * <p><b>Settlement.</b> {@link #settle} only submits: it returns at once, and the transport carries the settlement
+ * out when it likes (coalescing acknowledgements by count or a short deadline is encouraged), then calls the
+ * callback exactly once: with null when the broker has durably taken the settlement, or with the failure. A failed
+ * settlement must leave the message to be redelivered by the broker (never acknowledged without its copies).
+ *
+ * <p>Thread-safe: {@code settle} is called from many threads at once.
+ */
+public interface Subscription extends AutoCloseable {
+
+    /**
+     * Submits the settlement of one delivery of this subscription. Copies first, each durably accepted by the broker,
+     * then the acknowledgement (or, for {@link Settlement.Action#RETURN}, the message goes back to the broker for
+     * redelivery, as close to its original position as the broker allows).
+     */
+    void settle(Delivery delivery, Settlement settlement, SettleCallback callback);
+
+    /**
+     * Stops handing over new deliveries. After this returns the sink receives nothing more. Settlements are still
+     * accepted. Idempotent.
+     */
+    void pause();
+
+    /**
+     * Ends the subscription: waits (bounded) for submitted settlements to complete, then releases the broker
+     * resources. Deliveries that were never settled go back to the broker by its own means (unacked messages are
+     * requeued, uncommitted offsets re-read). Idempotent.
+     */
+    @Override
+    void close();
+}

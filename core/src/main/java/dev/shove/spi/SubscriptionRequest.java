@@ -1,0 +1,44 @@
+package dev.shove.spi;
+
+import dev.shove.Topic;
+import java.util.Objects;
+
+/**
+ * What the engine asks a transport to consume.
+ *
+ * @param topic the topic
+ * @param source which of the topic's queues to read
+ * @param group the consumer group's name: consumers of one group compete for messages (Kafka group id, SQS queue,
+ *     durable consumer name); by default the topic's name
+ * @param consumerId unique per subscription within the process, e.g. {@code orders-2}; for connection and thread names
+ * @param window the most deliveries the transport may have handed to the sink and not yet seen settled (by {@link
+ *     Subscription#settle}); the transport must never exceed it, and should keep it full while messages wait
+ */
+public record SubscriptionRequest(Topic<?> topic, Source source, String group, String consumerId, int window) {
+
+    /** Which queue of a topic a subscription reads. */
+    public enum Source {
+        /** The main queue, or every shard of a sequenced topic. */
+        MAIN,
+        /** The dead-letter queue. */
+        DEAD_LETTER
+    }
+
+    public SubscriptionRequest {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(consumerId, "consumerId");
+        if (window < 1) {
+            throw new IllegalArgumentException("window must be at least 1, was " + window);
+        }
+        if (source == Source.DEAD_LETTER && topic.dlq().isEmpty()) {
+            throw new IllegalArgumentException(topic + " has no dead-letter queue to subscribe to");
+        }
+    }
+
+    /** The broker-side name of the queue this subscription reads (the main queue or the DLQ). */
+    public String queue() {
+        return source == Source.MAIN ? topic.name() : topic.dlq().orElseThrow();
+    }
+}

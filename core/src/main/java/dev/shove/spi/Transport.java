@@ -1,0 +1,80 @@
+package dev.shove.spi;
+
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One connection to one broker: the whole of what a backend implements. A {@link dev.shove.Broker} owns exactly one
+ * transport, created by its {@link dev.shove.BrokerConfig}, and closes it when the broker closes.
+ *
+ * <p><b>Contract.</b> A transport translates; it never decides. The engine hands it bytes and headers to publish,
+ * receives deliveries from its {@link Subscription subscriptions}, and tells it how to {@link Settlement settle} each
+ * one. In particular a transport never interprets {@link dev.shove.ShoveHeaders shove headers} beyond carrying them
+ * faithfully (every header, every hop), except where a method here says so.
+ *
+ * <p><b>Threading.</b> Every method may be called from any thread, concurrently. Declaring and publishing block the
+ * caller (a virtual thread, usually) until the broker has answered.
+ *
+ * <p><b>Errors.</b> Throw {@link dev.shove.BrokerUnavailableException} when the broker cannot be reached, {@link
+ * dev.shove.TopologyException} when broker objects are missing or conflict, and {@link dev.shove.PublishException}
+ * when a message is refused. Messages name the queue or topic and what the user can do.
+ */
+public interface Transport extends AutoCloseable {
+
+    /** A short lower-case name for logs and metric tags: {@code memory}, {@code kafka}, {@code rabbitmq}... */
+    String name();
+
+    /** What this transport can do; the engine and the conformance kit adapt to it. Constant for its lifetime. */
+    Capabilities capabilities();
+
+    /**
+     * Creates the broker objects of a topic if they do not exist: its main queue (or shards), hold tiers and
+     * dead-letter queue. Idempotent; safe to call on every start. An existing object whose settings conflict with the
+     * topic (a hold tier with another delay, fewer partitions than shards) is an error naming the object and what
+     * differs, never a silent mismatch.
+     */
+    void declare(Topic<?> topic);
+
+    /**
+     * Publishes one message to a topic and completes when the broker has durably accepted it (confirmed, acked,
+     * persisted), or exceptionally with a {@link dev.shove.PublishException} saying why not. For a sequenced topic
+     * the message carries its {@link OutboundMessage#key() key} and {@link OutboundMessage#shard() shard}.
+     */
+    CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message);
+
+    /**
+     * Publishes several messages to one topic; element {@code i} of the result completes when message {@code i} is
+     * accepted or refused. The default publishes one by one; backends with a batch primitive override it.
+     */
+    default List<CompletableFuture<Void>> publishAll(Topic<?> topic, List<OutboundMessage> messages) {
+        List<CompletableFuture<Void>> results = new ArrayList<>(messages.size());
+        for (OutboundMessage m : messages) {
+            results.add(publish(topic, m));
+        }
+        return results;
+    }
+
+    /**
+     * Starts consuming: the transport delivers messages to {@code sink} until the subscription is paused or closed.
+     * See {@link Subscription} for the flow-control contract ({@link SubscriptionRequest#window()}).
+     *
+     * @throws dev.shove.TopologyException when the queue does not exist
+     */
+    Subscription subscribe(SubscriptionRequest request, DeliverySink sink);
+
+    /**
+     * How many messages wait in a topic's queue (all shards together) and how many are delivered but not yet
+     * settled, as far as the broker knows; feeds the autoscaler. Best effort and may be slightly stale.
+     */
+    QueueStats stats(Topic<?> topic);
+
+    /** One real round trip to the broker; throws {@link dev.shove.BrokerUnavailableException} if none within timeout. */
+    void ping(Duration timeout);
+
+    /** Closes the connection. Idempotent. Publishes still waiting fail with a {@link dev.shove.PublishException}. */
+    @Override
+    void close();
+}

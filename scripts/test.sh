@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The project's one full test command: picks a JDK >= 21, starts the brokers the integration tests need,
+# and runs the whole build (unit tests, the conformance kit on every backend, integration tests).
+#
+#   scripts/test.sh                 # everything
+#   scripts/test.sh -pl core        # extra arguments go to Maven
+#
+# Environment: SHOVE_IT_REQUIRED (default true here: a missing broker fails the run), SHOVE_BROKERS
+# (brokers to start; default: those the integration tests use), JAVA_HOME (used when it is >= 21).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+java_major() {
+    "$1/bin/java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}'
+}
+
+pick_jdk() {
+    if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] && [ "$(java_major "$JAVA_HOME")" -ge 21 ]; then
+        echo "$JAVA_HOME"
+        return
+    fi
+    local candidate
+    for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+        if [ -x "$candidate/bin/java" ] && [ "$(java_major "$candidate")" -ge 21 ]; then
+            echo "$candidate"
+            return
+        fi
+    done
+    echo "test.sh: no JDK 21 or newer found; install one or set JAVA_HOME" >&2
+    exit 1
+}
+
+JAVA_HOME=$(pick_jdk)
+export JAVA_HOME
+export SHOVE_IT_REQUIRED="${SHOVE_IT_REQUIRED:-true}"
+echo "test.sh: JDK $(java_major "$JAVA_HOME") at $JAVA_HOME; SHOVE_IT_REQUIRED=$SHOVE_IT_REQUIRED"
+
+brokers="${SHOVE_BROKERS-}"
+if [ -n "$brokers" ]; then
+    # shellcheck disable=SC2086
+    scripts/brokers.sh up $brokers
+fi
+
+exec ./mvnw -B -ntp verify "$@"
