@@ -44,9 +44,8 @@ public record AutoscalerConfig(
             throw new IllegalArgumentException("autoscaler hysteresis and cooldown must not be negative");
         }
         if (!(scaleDownMultiplier >= 0 && scaleDownMultiplier < scaleUpMultiplier)) {
-            throw new IllegalArgumentException(
-                    "autoscaler multipliers must satisfy 0 <= scaleDown (%s) < scaleUp (%s)"
-                            .formatted(scaleDownMultiplier, scaleUpMultiplier));
+            throw new IllegalArgumentException("autoscaler multipliers must satisfy 0 <= scaleDown (%s) < scaleUp (%s)"
+                    .formatted(scaleDownMultiplier, scaleUpMultiplier));
         }
     }
 

@@ -188,7 +188,9 @@ public final class Broker<B> implements AutoCloseable {
 
         public Broker<B> connect() {
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
-            String name = clientName != null ? clientName : "shove-" + ProcessHandle.current().pid();
+            String name = clientName != null
+                    ? clientName
+                    : "shove-" + ProcessHandle.current().pid();
             Transport transport = config.open(new TransportContext(registry, name));
             return new Broker<>(transport, registry, name);
         }

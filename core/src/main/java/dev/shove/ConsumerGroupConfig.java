@@ -90,7 +90,8 @@ public final class ConsumerGroupConfig<B> {
 
     @Override
     public String toString() {
-        return "ConsumerGroupConfig[" + backend + ", autoscaler=" + autoscaler().map(Object::toString).orElse("off")
-                + (groupName != null ? ", group=" + groupName : "") + "]";
+        return "ConsumerGroupConfig[" + backend + ", autoscaler="
+                + autoscaler().map(Object::toString).orElse("off") + (groupName != null ? ", group=" + groupName : "")
+                + "]";
     }
 }

@@ -30,9 +30,8 @@ public final class ConsumerOptions {
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 10 * 1024 * 1024;
     public static final int DEFAULT_LANE_BUFFER = 100;
 
-    private static final ConsumerOptions DEFAULTS =
-            new ConsumerOptions(DEFAULT_PREFETCH, DEFAULT_MAX_RETRIES, null, false, null, DEFAULT_MAX_MESSAGE_SIZE,
-                    DEFAULT_LANE_BUFFER);
+    private static final ConsumerOptions DEFAULTS = new ConsumerOptions(
+            DEFAULT_PREFETCH, DEFAULT_MAX_RETRIES, null, false, null, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_LANE_BUFFER);
 
     private final int prefetch;
     private final int maxRetries;
@@ -100,8 +99,14 @@ public final class ConsumerOptions {
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be at least 1, was " + prefetch);
         }
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled,
-                handlerTimeoutOutcome, maxMessageSize, laneBuffer);
+        return new ConsumerOptions(
+                prefetch,
+                maxRetries,
+                handlerTimeout,
+                handlerTimeoutDisabled,
+                handlerTimeoutOutcome,
+                maxMessageSize,
+                laneBuffer);
     }
 
     /** Run the handler at most {@code maxRetries + 1} times per message (0 means no retries at all). */
@@ -109,8 +114,14 @@ public final class ConsumerOptions {
         if (maxRetries < 0) {
             throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
         }
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled,
-                handlerTimeoutOutcome, maxMessageSize, laneBuffer);
+        return new ConsumerOptions(
+                prefetch,
+                maxRetries,
+                handlerTimeout,
+                handlerTimeoutDisabled,
+                handlerTimeoutOutcome,
+                maxMessageSize,
+                laneBuffer);
     }
 
     /** Interrupt a handler that runs longer than {@code timeout} and apply the timeout outcome. */
@@ -119,14 +130,13 @@ public final class ConsumerOptions {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("handler timeout must be positive, was " + timeout);
         }
-        return new ConsumerOptions(prefetch, maxRetries, timeout, false, handlerTimeoutOutcome, maxMessageSize,
-                laneBuffer);
+        return new ConsumerOptions(
+                prefetch, maxRetries, timeout, false, handlerTimeoutOutcome, maxMessageSize, laneBuffer);
     }
 
     /** Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline. */
     public ConsumerOptions withoutHandlerTimeout() {
-        return new ConsumerOptions(prefetch, maxRetries, null, true, handlerTimeoutOutcome, maxMessageSize,
-                laneBuffer);
+        return new ConsumerOptions(prefetch, maxRetries, null, true, handlerTimeoutOutcome, maxMessageSize, laneBuffer);
     }
 
     /**
@@ -138,8 +148,8 @@ public final class ConsumerOptions {
         if (outcome.continuation().isPresent()) {
             throw new IllegalArgumentException("a handler timeout outcome cannot carry a continuation");
         }
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, outcome,
-                maxMessageSize, laneBuffer);
+        return new ConsumerOptions(
+                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, outcome, maxMessageSize, laneBuffer);
     }
 
     /** Dead-letter payloads larger than {@code bytes} without decoding them. */
@@ -147,14 +157,14 @@ public final class ConsumerOptions {
         if (bytes < 1) {
             throw new IllegalArgumentException("maxMessageSize must be at least 1 byte, was " + bytes);
         }
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled,
-                handlerTimeoutOutcome, bytes, laneBuffer);
+        return new ConsumerOptions(
+                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, handlerTimeoutOutcome, bytes, laneBuffer);
     }
 
     /** Accept payloads of any size. */
     public ConsumerOptions withoutMessageSizeLimit() {
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled,
-                handlerTimeoutOutcome, 0, laneBuffer);
+        return new ConsumerOptions(
+                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, handlerTimeoutOutcome, 0, laneBuffer);
     }
 
     /** On a sequenced topic, hold up to {@code messages} received messages for busy keys per consumer. */
@@ -162,8 +172,14 @@ public final class ConsumerOptions {
         if (messages < 0) {
             throw new IllegalArgumentException("laneBuffer must not be negative, was " + messages);
         }
-        return new ConsumerOptions(prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled,
-                handlerTimeoutOutcome, maxMessageSize, messages);
+        return new ConsumerOptions(
+                prefetch,
+                maxRetries,
+                handlerTimeout,
+                handlerTimeoutDisabled,
+                handlerTimeoutOutcome,
+                maxMessageSize,
+                messages);
     }
 
     /**

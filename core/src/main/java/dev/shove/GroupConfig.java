@@ -35,9 +35,8 @@ public abstract class GroupConfig<B, S extends GroupConfig<B, S>> {
             throw new IllegalArgumentException("minConsumers must not be negative, was " + minConsumers);
         }
         if (maxConsumers < 1 || maxConsumers < minConsumers) {
-            throw new IllegalArgumentException(
-                    "maxConsumers must be at least 1 and at least minConsumers (%d), was %d"
-                            .formatted(minConsumers, maxConsumers));
+            throw new IllegalArgumentException("maxConsumers must be at least 1 and at least minConsumers (%d), was %d"
+                    .formatted(minConsumers, maxConsumers));
         }
         this.minConsumers = minConsumers;
         this.maxConsumers = maxConsumers;

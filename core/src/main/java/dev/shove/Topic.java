@@ -187,8 +187,8 @@ public final class Topic<M> {
             if (!delays.isEmpty()) {
                 Duration last = delays.getLast();
                 if (delay.compareTo(last) == 0) {
-                    throw new IllegalArgumentException("topic '%s': hold queue %s is declared twice"
-                            .formatted(name, Naming.compact(delay)));
+                    throw new IllegalArgumentException(
+                            "topic '%s': hold queue %s is declared twice".formatted(name, Naming.compact(delay)));
                 }
                 if (delay.compareTo(last) < 0) {
                     throw new IllegalArgumentException(

@@ -102,8 +102,7 @@ public final class InMemoryProbe {
     }
 
     private static String deadLetterQueue(Topic<?> topic) {
-        return topic.dlq()
-                .orElseThrow(() -> new IllegalArgumentException("topic '" + topic.name() + "' has no dlq"));
+        return topic.dlq().orElseThrow(() -> new IllegalArgumentException("topic '" + topic.name() + "' has no dlq"));
     }
 
     private <M> List<M> decodeAll(Topic<M> topic, String queue) {
@@ -112,7 +111,9 @@ public final class InMemoryProbe {
             try {
                 out.add(topic.codec().decode(m.payload));
             } catch (Exception e) {
-                throw new CodecException("a message in '" + queue + "' cannot be decoded as " + topic.codec().name(),
+                throw new CodecException(
+                        "a message in '" + queue + "' cannot be decoded as "
+                                + topic.codec().name(),
                         e);
             }
         }

@@ -111,8 +111,7 @@ final class InMemoryTransport implements Transport {
         MemQueue q = queues.get(name);
         if (q == null) {
             throw new TopologyException(
-                    "queue '%s' is not declared on the in-memory broker; declare its topic first with"
-                                    .formatted(name)
+                    "queue '%s' is not declared on the in-memory broker; declare its topic first with".formatted(name)
                             + " broker.topology().declare(topic)");
         }
         return q;
@@ -128,9 +127,8 @@ final class InMemoryTransport implements Transport {
             return CompletableFuture.completedFuture(null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(
-                    new PublishException("interrupted while waiting for room in queue of topic '" + topic.name()
-                            + "'", e));
+            return CompletableFuture.failedFuture(new PublishException(
+                    "interrupted while waiting for room in queue of topic '" + topic.name() + "'", e));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

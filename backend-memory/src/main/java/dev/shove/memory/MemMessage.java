@@ -9,6 +9,7 @@ final class MemMessage {
     final long timestampMs;
     /** Order of arrival in its queue, assigned on first enqueue; a returned message goes back to its place. */
     long position;
+
     int deliveries;
 
     MemMessage(byte[] payload, Map<String, String> headers, long timestampMs) {

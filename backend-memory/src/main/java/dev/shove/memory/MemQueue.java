@@ -24,6 +24,7 @@ final class MemQueue {
     private final ArrayDeque<MemMessage> buffer = new ArrayDeque<>();
     /** Returned deliveries, by original position; all older than anything in the buffer, so they go first. */
     private final PriorityQueue<MemMessage> returned = new PriorityQueue<>(Comparator.comparingLong(m -> m.position));
+
     private long positions;
     private final List<MemSubscription> consumers = new ArrayList<>();
     private int next;

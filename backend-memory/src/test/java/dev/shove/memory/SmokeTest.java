@@ -44,7 +44,8 @@ class SmokeTest {
 
                         @Override
                         public void handleDead(Msg m, DeadMessageMetadata meta, NoContext c) {
-                            dead.add(m.n() + ":" + meta.reason() + ":" + meta.message().retryCount());
+                            dead.add(m.n() + ":" + meta.reason() + ":"
+                                    + meta.message().retryCount());
                         }
                     });
             group.start();
@@ -68,20 +69,20 @@ class SmokeTest {
         List<String> seen = new CopyOnWriteArrayList<>();
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)),
-                    () -> (m, meta, c) -> {
-                        if (m.n() == 3 && meta.retryCount() == 0) {
-                            return Outcome.retry();
-                        }
-                        seen.add(m.key() + m.n());
-                        return Outcome.ack();
-                    });
+            group.register(topic, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+                if (m.n() == 3 && meta.retryCount() == 0) {
+                    return Outcome.retry();
+                }
+                seen.add(m.key() + m.n());
+                return Outcome.ack();
+            });
             group.start();
             broker.publisher()
-                    .publishBatch(topic, IntStream.range(0, 10).mapToObj(i -> new Msg(i, i % 2 == 0 ? "a" : "b"))
-                            .toList());
+                    .publishBatch(
+                            topic,
+                            IntStream.range(0, 10)
+                                    .mapToObj(i -> new Msg(i, i % 2 == 0 ? "a" : "b"))
+                                    .toList());
             await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 10);
             assertThat(group.stop(Duration.ofSeconds(5)).isClean()).isTrue();
         }

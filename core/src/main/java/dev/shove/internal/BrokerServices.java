@@ -20,8 +20,10 @@ public final class BrokerServices implements AutoCloseable {
         this.metrics = metrics;
         this.clientName = clientName;
         this.watchdog = new Watchdog("shove-watchdog-" + transport.name());
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().daemon().name("shove-timer-" + transport.name()).factory());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .daemon()
+                .name("shove-timer-" + transport.name())
+                .factory());
     }
 
     public Transport transport() {

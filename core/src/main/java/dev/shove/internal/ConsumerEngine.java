@@ -173,8 +173,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 request.queue(),
                 cause.getMessage(),
                 cause);
-        Thread.ofVirtual().name("shove-stop-" + consumerId).start(() -> stop(System.nanoTime()
-                + TimeUnit.SECONDS.toNanos(30)));
+        Thread.ofVirtual()
+                .name("shove-stop-" + consumerId)
+                .start(() -> stop(System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
     }
 
     // ---------------------------------------------------------------- workers
@@ -288,18 +289,17 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         if (!job.claimSettlement()) {
             return;
         }
-        Settlement settlement =
-                switch (decision) {
-                    case Ack a -> Settlement.ACK;
-                    case Hold h -> Settlement.forward(new Settlement.Copy.ToHold(
-                            h.tier(), h.delay(), job.delivery.payload(), holdHeaders(job, h)));
-                    case DeadLetter d -> Settlement.forward(new Settlement.Copy.ToDeadLetter(
-                            request.topic().dlq().orElseThrow(),
-                            job.delivery.payload(),
-                            deadLetterHeaders(job, d)));
-                    case Discard d -> Settlement.ACK;
-                    case WaitInPlace w -> throw new AssertionError("handled above");
-                };
+        Settlement settlement = switch (decision) {
+            case Ack a -> Settlement.ACK;
+            case Hold h ->
+                Settlement.forward(
+                        new Settlement.Copy.ToHold(h.tier(), h.delay(), job.delivery.payload(), holdHeaders(job, h)));
+            case DeadLetter d ->
+                Settlement.forward(new Settlement.Copy.ToDeadLetter(
+                        request.topic().dlq().orElseThrow(), job.delivery.payload(), deadLetterHeaders(job, d)));
+            case Discard d -> Settlement.ACK;
+            case WaitInPlace w -> throw new AssertionError("handled above");
+        };
         submit(job, settlement, false);
         releaseLane(job, inline);
     }
@@ -369,7 +369,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     void onSettled(Job job, @Nullable Throwable failure) {
         unconfirmed.decrementAndGet();
         if (failure != null) {
-            Metrics.backendError(context.services().metrics().registry(), context.services().transport().name(),
+            Metrics.backendError(
+                    context.services().metrics().registry(),
+                    context.services().transport().name(),
                     "settle");
             log.warn(
                     "settling message {} from queue '{}' failed; the broker will deliver it again: {}",
@@ -438,7 +440,8 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         return state == STOPPED;
     }
 
-    @Nullable Throwable failure() {
+    @Nullable
+    Throwable failure() {
         return failure;
     }
 
@@ -551,16 +554,24 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         /** A handler call. */
         @FunctionalInterface
         interface Call {
-            @Nullable Object call() throws Exception;
+            @Nullable
+            Object call() throws Exception;
         }
 
         final Watchdog.Slot slot;
         private final Thread thread;
         volatile boolean retired;
-        @Nullable Object result;
-        @Nullable Throwable error;
+
+        @Nullable
+        Object result;
+
+        @Nullable
+        Throwable error;
+
         long nanos;
-        @Nullable Job inlineNext;
+
+        @Nullable
+        Job inlineNext;
 
         Worker(ConsumerEngine engine, String name) {
             this.slot = new Watchdog.Slot(engine);

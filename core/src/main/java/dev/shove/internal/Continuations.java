@@ -27,8 +27,11 @@ public final class Continuations {
             try {
                 continuation.run();
             } catch (Throwable t) {
-                log.warn("continuation of message {} on topic '{}' failed; the message stays settled", messageId,
-                        topic, t);
+                log.warn(
+                        "continuation of message {} on topic '{}' failed; the message stays settled",
+                        messageId,
+                        topic,
+                        t);
             } finally {
                 lock.lock();
                 try {

@@ -43,7 +43,8 @@ final class Job implements SettleCallback {
     boolean returned;
 
     /** Continuations of outcomes decided so far, run after the final settlement. */
-    @Nullable Runnable continuation;
+    @Nullable
+    Runnable continuation;
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;

@@ -78,7 +78,12 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
             outcome = Outcome.retry();
         }
         reg.meters.consumed(outcome.kind(), worker.nanos);
-        finish(engine, job, reg.policy.decide(outcome, job.retryCount), outcome.continuation().orElse(null), worker);
+        finish(
+                engine,
+                job,
+                reg.policy.decide(outcome, job.retryCount),
+                outcome.continuation().orElse(null),
+                worker);
     }
 
     @Override

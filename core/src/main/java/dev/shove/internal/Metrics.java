@@ -150,15 +150,18 @@ public final class Metrics {
         }
 
         public void failed(String reason) {
-            tagged(failed, FAILED, "Messages that failed before or around the handler", reason).increment();
+            tagged(failed, FAILED, "Messages that failed before or around the handler", reason)
+                    .increment();
         }
 
         public void discarded(String reason) {
-            tagged(discarded, DISCARDED, "Messages dropped for good (no DLQ to keep them)", reason).increment();
+            tagged(discarded, DISCARDED, "Messages dropped for good (no DLQ to keep them)", reason)
+                    .increment();
         }
 
         public void deadLettered(String reason) {
-            tagged(deadLettered, DEAD_LETTERED, "Messages sent to the dead-letter queue", reason).increment();
+            tagged(deadLettered, DEAD_LETTERED, "Messages sent to the dead-letter queue", reason)
+                    .increment();
         }
 
         public void handlerStarted() {
@@ -173,12 +176,14 @@ public final class Metrics {
                 ConcurrentHashMap<String, Counter> cache, String name, String description, String reason) {
             Counter c = cache.get(reason);
             if (c == null) {
-                c = cache.computeIfAbsent(reason, r -> Counter.builder(name)
-                        .description(description)
-                        .tag("topic", topic)
-                        .tag("consumer_group", group)
-                        .tag("reason", r)
-                        .register(registry));
+                c = cache.computeIfAbsent(
+                        reason,
+                        r -> Counter.builder(name)
+                                .description(description)
+                                .tag("topic", topic)
+                                .tag("consumer_group", group)
+                                .tag("reason", r)
+                                .register(registry));
             }
             return c;
         }

@@ -152,7 +152,8 @@ public final class PublisherImpl implements Publisher {
             headers.putAll(userHeaders);
             headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
         }
-        return new OutboundMessage(payload, Map.copyOf(headers), key, shard, topic.codec().contentType());
+        return new OutboundMessage(
+                payload, Map.copyOf(headers), key, shard, topic.codec().contentType());
     }
 
     private static <M> void await(Topic<M> topic, CompletableFuture<Void> future) {

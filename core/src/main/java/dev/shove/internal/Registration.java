@@ -124,9 +124,8 @@ final class Registration<T, C> {
         }
         if (autoscaler != null) {
             AutoscalerConfig config = autoscaler;
-            autoscalerThread = Thread.ofVirtual()
-                    .name("shove-autoscaler-" + topic.name())
-                    .start(() -> autoscale(config));
+            autoscalerThread =
+                    Thread.ofVirtual().name("shove-autoscaler-" + topic.name()).start(() -> autoscale(config));
         }
         log.info(
                 "consumer group '{}' started on topic '{}' with {} consumer(s) (min {}, max {}){}",
@@ -139,8 +138,8 @@ final class Registration<T, C> {
     }
 
     private MessageHandler<T, ? super C> newHandler() {
-        return Objects.requireNonNull(handlers.get(), () -> "the handler factory of topic '" + topic.name()
-                + "' returned null");
+        return Objects.requireNonNull(
+                handlers.get(), () -> "the handler factory of topic '" + topic.name() + "' returned null");
     }
 
     private int window() {
@@ -196,8 +195,7 @@ final class Registration<T, C> {
                 }
             }
             if (victim == null) {
-                log.warn("scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(),
-                        consumers.size());
+                log.warn("scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
                 return false;
             }
             stopped.add(victim);
@@ -240,7 +238,8 @@ final class Registration<T, C> {
             }
             try {
                 QueueStats stats = engineContext.services().transport().stats(topic);
-                long running = consumers.stream().mapToLong(ConsumerEngine::running).sum();
+                long running =
+                        consumers.stream().mapToLong(ConsumerEngine::running).sum();
                 ScalingMetrics m = new ScalingMetrics(
                         stats.ready(), Math.max(stats.inFlight(), running), activeConsumers(), options.prefetch());
                 ScalingDecision decision = strategy.evaluate(group, m);

@@ -15,7 +15,11 @@ import org.jspecify.annotations.Nullable;
  * @param contentType the codec's MIME type, for brokers with a content-type field
  */
 public record OutboundMessage(
-        byte[] payload, Map<String, String> headers, @Nullable String key, int shard, String contentType) {
+        byte[] payload,
+        Map<String, String> headers,
+        @Nullable String key,
+        int shard,
+        String contentType) {
     public OutboundMessage {
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(headers, "headers");

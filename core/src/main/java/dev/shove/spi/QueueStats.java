@@ -9,8 +9,8 @@ package dev.shove.spi;
 public record QueueStats(long ready, long inFlight) {
     public QueueStats {
         if (ready < 0 || inFlight < 0) {
-            throw new IllegalArgumentException("queue stats cannot be negative: ready=" + ready + " inFlight="
-                    + inFlight);
+            throw new IllegalArgumentException(
+                    "queue stats cannot be negative: ready=" + ready + " inFlight=" + inFlight);
         }
     }
 }
