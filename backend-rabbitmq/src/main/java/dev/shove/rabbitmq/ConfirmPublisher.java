@@ -25,14 +25,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes with publisher confirms over a small pool of channels, round-robin. A publish completes when the broker
+ * Publishes with publisher confirms over a small pool of channels, each queue on its own channel of the pool (which
+ * keeps a queue's publish order, as RabbitMQ orders only within a channel). A publish completes when the broker
  * confirms it ({@code basic.ack}): the message is then in every queue it was routed to, on disk for a persistent
  * message in a durable queue.
  *
@@ -58,7 +58,6 @@ final class ConfirmPublisher implements AutoCloseable {
     private final ExecutorService completions;
     private final String brokerAddress;
     private final PooledChannel[] pool;
-    private final AtomicInteger next = new AtomicInteger();
     private volatile boolean closed;
 
     ConfirmPublisher(
@@ -104,7 +103,7 @@ final class ConfirmPublisher implements AutoCloseable {
         }
         CompletableFuture<Void> confirmed;
         try {
-            confirmed = channel().publish(queue, properties, body);
+            confirmed = channel(queue).publish(queue, properties, body);
         } catch (IOException | ShutdownSignalException | ChannelUnavailable e) {
             confirmed = CompletableFuture.failedFuture(new Lost(e));
         }
@@ -171,12 +170,16 @@ final class ConfirmPublisher implements AutoCloseable {
         };
     }
 
-    /** The next open channel of the pool, (re)creating dead ones; fails when the connection is down. */
-    private PooledChannel channel() throws IOException, ChannelUnavailable {
+    /**
+     * The channel for a queue: always the same one while it is open, because RabbitMQ keeps the order of messages
+     * only within a channel, and a sequenced topic's shard needs its publish order. Another open channel stands in
+     * only when that one is down on its own; when the connection is down, nothing is open and the publish backs off.
+     */
+    private PooledChannel channel(String queue) throws IOException, ChannelUnavailable {
         int n = pool.length;
-        int start = Math.floorMod(next.getAndIncrement(), n);
+        int home = Math.floorMod(queue.hashCode(), n);
         for (int i = 0; i < n; i++) {
-            int index = (start + i) % n;
+            int index = (home + i) % n;
             PooledChannel c = pool[index];
             if (c == null || c.dead) {
                 c = replace(index);

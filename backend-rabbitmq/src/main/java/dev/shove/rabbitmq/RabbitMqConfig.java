@@ -290,7 +290,10 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return with(c -> c.managementEnabled = false);
     }
 
-    /** How many confirm-mode channels publishers share, round-robin (default {@value #DEFAULT_PUBLISH_CHANNELS}). */
+    /**
+     * How many confirm-mode channels publishers share (default {@value #DEFAULT_PUBLISH_CHANNELS}). Each queue is
+     * published on one of them, which keeps its publish order; more channels spread more queues.
+     */
     public RabbitMqConfig withPublishChannels(int channels) {
         if (channels < 1 || channels > 64) {
             throw new IllegalArgumentException("RabbitMQ publishChannels must be between 1 and 64, was " + channels);
