@@ -439,6 +439,11 @@ final class RabbitMqTransport implements Transport {
         }
     }
 
+    /** Whether the AMQP connection is up right now (false while it recovers). */
+    boolean isConnected() {
+        return connection.isOpen();
+    }
+
     /** The AMQP connection's name as the broker shows it. */
     String connectionName() {
         return connectionName;
