@@ -160,7 +160,7 @@ final class ConfirmPublisher implements AutoCloseable {
                 new PublishException(
                         "publishing " + what + " to queue '" + queue + "' on RabbitMQ at " + brokerAddress
                                 + " failed after " + attempt + " attempt(s): "
-                                + l.getCause().getMessage()
+                                + RabbitTopology.describe(l.getCause())
                                 + (closed ? "" : "; the connection recovers by itself, publish again later"),
                         l.getCause(),
                         true);

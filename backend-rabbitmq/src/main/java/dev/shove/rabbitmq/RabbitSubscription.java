@@ -160,7 +160,7 @@ final class RabbitSubscription implements Subscription {
         } catch (IOException | ShutdownSignalException e) {
             throw new BrokerUnavailableException(
                     "cannot open a channel for consumer " + request.consumerId() + " of queue '" + request.queue()
-                            + "': the RabbitMQ connection is down (" + e.getMessage() + ")",
+                            + "': the RabbitMQ connection is down (" + RabbitTopology.describe(e) + ")",
                     e);
         }
         if (channel == null) {
@@ -443,7 +443,7 @@ final class RabbitSubscription implements Subscription {
         } catch (IOException | ShutdownSignalException e) {
             failure = new BrokerUnavailableException(
                     "settling " + batch.size() + " message(s) of consumer "
-                            + request.consumerId() + " on " + queues() + " failed (" + e.getMessage()
+                            + request.consumerId() + " on " + queues() + " failed (" + RabbitTopology.describe(e)
                             + "); RabbitMQ delivers them again",
                     e);
             if (transactional) {

@@ -175,7 +175,7 @@ final class RabbitTopology {
         } catch (IOException | ShutdownSignalException e) {
             throw new BrokerUnavailableException(
                     "cannot open a channel to declare topic '" + topic.name() + "': the RabbitMQ connection is down ("
-                            + e.getMessage() + "); it recovers by itself, declare again later",
+                            + describe(e) + "); it recovers by itself, declare again later",
                     e);
         }
     }
@@ -210,6 +210,22 @@ final class RabbitTopology {
             }
         }
         return null;
+    }
+
+    /** A client exception in words: the broker's reply when it closed the channel or connection, else the exception. */
+    static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShutdownSignalException s) {
+                if (s.getReason() instanceof AMQP.Channel.Close close) {
+                    return "channel closed by the broker: " + close.getReplyCode() + " " + close.getReplyText();
+                }
+                if (s.getReason() instanceof AMQP.Connection.Close close) {
+                    return "connection closed: " + close.getReplyCode() + " " + close.getReplyText();
+                }
+                return s.isHardError() ? "connection lost" : "channel lost";
+            }
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     static void closeQuietly(Channel channel) {
