@@ -23,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,6 +51,7 @@ final class ConfirmPublisher implements AutoCloseable {
 
     static final long BACKOFF_BASE_MS = 100;
     static final long BACKOFF_MAX_MS = 2_000;
+    static final long SWEEP_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Connection connection;
     private final int attempts;
@@ -58,6 +60,7 @@ final class ConfirmPublisher implements AutoCloseable {
     private final ExecutorService completions;
     private final String brokerAddress;
     private final PooledChannel[] pool;
+    private final ScheduledFuture<?> sweeper;
     private volatile boolean closed;
 
     ConfirmPublisher(
@@ -75,6 +78,19 @@ final class ConfirmPublisher implements AutoCloseable {
         this.completions = completions;
         this.brokerAddress = brokerAddress;
         this.pool = new PooledChannel[channels];
+        long period =
+                Math.max(TimeUnit.MILLISECONDS.toNanos(50), Math.min(confirmTimeoutNanos / 4, SWEEP_PERIOD_NANOS));
+        this.sweeper = scheduler.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /** Fails the publishes whose confirm is overdue; the oldest wait first in every channel, so each sweep is short. */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (PooledChannel c : pool) {
+            if (c != null) {
+                c.expire(now);
+            }
+        }
     }
 
     /**
@@ -217,6 +233,7 @@ final class ConfirmPublisher implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        sweeper.cancel(false);
         for (PooledChannel c : pool) {
             if (c != null) {
                 c.failAll(new Lost(new IOException("the broker connection is closing")));
@@ -276,6 +293,7 @@ final class ConfirmPublisher implements AutoCloseable {
         final String routingKey;
         final @Nullable String messageId;
         final byte[] body;
+        final long sentNanos = System.nanoTime();
         final CompletableFuture<Void> future = new CompletableFuture<>();
 
         @Nullable
@@ -323,22 +341,31 @@ final class ConfirmPublisher implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            long s = seq;
-            scheduler.schedule(() -> timeout(s, p), confirmTimeoutNanos, TimeUnit.NANOSECONDS);
             return p.future;
         }
 
-        private void timeout(long seq, Pending p) {
-            if (p.future.isDone()) {
+        /**
+         * Fails the publishes sent more than the confirm timeout before {@code now}. Skips a channel whose lock is
+         * held: a publish blocked on the socket (a blocked connection) must not stall the timer thread.
+         */
+        void expire(long now) {
+            List<Pending> overdue = new ArrayList<>();
+            if (!lock.tryLock()) {
                 return;
             }
-            lock.lock();
             try {
-                pending.remove(seq, p);
+                for (Iterator<Pending> it = pending.values().iterator(); it.hasNext(); ) {
+                    Pending p = it.next();
+                    if (now - p.sentNanos < confirmTimeoutNanos) {
+                        break;
+                    }
+                    it.remove();
+                    overdue.add(p);
+                }
             } finally {
                 lock.unlock();
             }
-            complete(List.of(p), new ConfirmTimeout());
+            complete(overdue, new ConfirmTimeout());
         }
 
         @Override
