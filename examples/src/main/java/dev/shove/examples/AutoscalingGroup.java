@@ -148,6 +148,7 @@ public final class AutoscalingGroup {
             }
             outcome = group.stop(Duration.ofSeconds(5));
         }
+        // region decisions
         Map<String, Double> decisions = new LinkedHashMap<>();
         for (String direction : List.of("up", "down", "hold")) {
             Counter c = registry.find("shove.autoscaler.decisions")
@@ -155,6 +156,7 @@ public final class AutoscalingGroup {
                     .counter();
             decisions.put(direction, c == null ? 0.0 : c.count());
         }
+        // endregion decisions
         out.printf(
                 "autoscaler decisions (shove.autoscaler.decisions): up %.0f, down %.0f, hold %.0f%n",
                 decisions.get("up"), decisions.get("down"), decisions.get("hold"));
