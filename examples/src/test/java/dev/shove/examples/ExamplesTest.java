@@ -100,6 +100,15 @@ class ExamplesTest {
         }
     }
 
+    @Test
+    @DisplayName("Quickstart: a journey cut short by the timeout is reported as incomplete")
+    void incompleteJourney() {
+        Output output = new Output();
+        Quickstart.Journey journey = Quickstart.run(output.stream, Duration.ofSeconds(30), Duration.ofMillis(300));
+        assertThat(journey.problems()).anyMatch(p -> p.startsWith("o-1 should be retried at retryCount 0"));
+        assertThat(output.lines()).contains("journey INCOMPLETE:");
+    }
+
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     @DisplayName("SequencedOrders")
