@@ -117,4 +117,52 @@ public abstract class BrokerConformance<B> {
             super(BrokerConformance.this);
         }
     }
+
+    @Nested
+    @DisplayName("publishing")
+    class Publishing extends PublishingContracts<B> {
+        Publishing() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("outcomes and retry arithmetic")
+    class Outcomes extends OutcomeContracts<B> {
+        Outcomes() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("failures before the handler")
+    class PreHandler extends PreHandlerContracts<B> {
+        PreHandler() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("handler timeouts")
+    class Timeouts extends TimeoutContracts<B> {
+        Timeouts() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("dead letters and handleDead")
+    class DeadLetters extends DeadLetterContracts<B> {
+        DeadLetters() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("message metadata")
+    class Metadata extends MetadataContracts<B> {
+        Metadata() {
+            super(BrokerConformance.this);
+        }
+    }
 }

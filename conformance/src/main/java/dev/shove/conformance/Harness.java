@@ -117,6 +117,22 @@ final class Harness<B> implements AutoCloseable {
         return topic(prefix).holdQueue(tier()).dlq().build();
     }
 
+    /**
+     * A {@code byte[]} topic with the same name, tiers and dead-letter queue as {@code topic}: publishes bytes the
+     * typed topic cannot decode, and reads its dead letters exactly as they are.
+     */
+    Topic<byte[]> rawTwin(Topic<?> topic) {
+        if (topic.isSequenced()) {
+            throw new IllegalArgumentException("the kit has no raw twin of a sequenced topic");
+        }
+        Topic.Builder<byte[]> b = Topic.builder(topic.name(), byte[].class);
+        if (!topic.hasImplicitTier()) {
+            topic.holdTiers().forEach(t -> b.holdQueue(t.delay()));
+        }
+        topic.dlq().ifPresent(b::dlq);
+        return b.build();
+    }
+
     // ------------------------------------------------------------------ groups
 
     /** The backend's group settings for {@code min..max} consumers. */
@@ -162,6 +178,20 @@ final class Harness<B> implements AutoCloseable {
         group.register(topic, config, handlers);
         group.start();
         return group;
+    }
+
+    /**
+     * Reads {@code topic}'s dead-letter queue exactly as stored: registers its {@link #rawTwin raw twin} on a new
+     * group with no main consumer (min 0) and no size limit, whose {@code handleDead} records each dead letter. The
+     * group that consumes the topic itself must be registered {@code withoutDeadLetterConsumer()}.
+     */
+    Recorder<byte[]> deadLetterReader(Topic<?> topic) {
+        Recorder<byte[]> reader = acking();
+        ConsumerGroupConfig<B> config = ConsumerGroupConfig.of(
+                        kit.groupConfig(0, 1).withoutMessageSizeLimit())
+                .withoutAutoscaler();
+        consume(rawTwin(topic), config, reader);
+        return reader;
     }
 
     /** Stops {@code closeable} (a group, a supervisor) when the test ends, if the test did not. */
