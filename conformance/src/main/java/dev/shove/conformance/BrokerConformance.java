@@ -165,4 +165,60 @@ public abstract class BrokerConformance<B> {
             super(BrokerConformance.this);
         }
     }
+
+    @Nested
+    @DisplayName("sequenced topics")
+    class Sequencing extends SequencingContracts<B> {
+        Sequencing() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("concurrency and prefetch")
+    class Concurrency extends ConcurrencyContracts<B> {
+        Concurrency() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("consumer groups and scaling")
+    class Groups extends GroupContracts<B> {
+        Groups() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("supervisors, drain and exit codes")
+    class Shutdown extends ShutdownContracts<B> {
+        Shutdown() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("context")
+    class Context extends ContextContracts<B> {
+        Context() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("audit")
+    class Audit extends AuditContracts<B> {
+        Audit() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("metrics")
+    class Metrics extends MetricsContracts<B> {
+        Metrics() {
+            super(BrokerConformance.this);
+        }
+    }
 }
