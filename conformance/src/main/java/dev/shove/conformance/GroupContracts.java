@@ -261,4 +261,16 @@ abstract class GroupContracts<B> extends Contracts<B> {
 
         assertThatThrownBy(group::start).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    @DisplayName("registering on a stopped group fails with IllegalStateException")
+    void registerAfterStop() {
+        var group = h().group();
+        group.register(plainTopic("stopped-a"), config(), () -> h().<Msg>acking());
+        group.start();
+        group.stop(h().patience());
+
+        assertThatThrownBy(() -> group.register(plainTopic("stopped-b"), config(), () -> h().<Msg>acking()))
+                .isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -360,4 +360,18 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         rec.assertNoMoreCalls(2);
         assertThat(rec.retryCounts()).containsExactly(0, 1);
     }
+
+    @Test
+    @DisplayName("a topic declared without hold tiers retries after its implicit 1 s tier, never at once")
+    void implicitTier() {
+        Topic<Msg> topic = h().topic("implicit-tier").dlq().build();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
+        assertThat(calls.get(1).retryCount()).isEqualTo(1);
+        assertThat(millisBetween(calls.get(0).startNanos(), calls.get(1).startNanos()))
+                .isGreaterThanOrEqualTo(atLeastMillis(Topic.IMPLICIT_TIER_DELAY));
+    }
 }

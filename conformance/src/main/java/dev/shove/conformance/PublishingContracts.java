@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.shove.Codec;
 import dev.shove.CodecException;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
+import dev.shove.ShoveException;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import java.util.List;
@@ -258,5 +260,35 @@ abstract class PublishingContracts<B> extends Contracts<B> {
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
         assertThat(death.metadata().message().headers()).containsEntry("x-custom", "kept");
+    }
+
+    @Test
+    @DisplayName("a sequenced topic refuses a message whose key function gives null, and publishes nothing")
+    void nullSequenceKey() {
+        Topic<Msg> topic = h().topic("null-key")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, m -> m.n() == 0 ? null : m.key())
+                .build();
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+
+        assertThatThrownBy(() -> h().publisher().publish(topic, new Msg("a", 0)))
+                .isInstanceOf(IllegalArgumentException.class);
+        h().publisher().publish(topic, new Msg("a", 1));
+        rec.awaitCalls(1);
+        rec.assertNoMoreCalls(1);
+        assertThat(rec.messages()).containsExactly(new Msg("a", 1));
+    }
+
+    @Test
+    @DisplayName("a publisher used after its broker closed fails with a ShoveException")
+    void publishAfterClose() {
+        Topic<Msg> topic = plainTopic("closed");
+        var publisher = h().publisher();
+        h().broker().topology().declare(topic);
+        h().broker().close();
+
+        assertThatThrownBy(() -> publisher.publish(topic, Msg.of(1))).isInstanceOf(ShoveException.class);
     }
 }

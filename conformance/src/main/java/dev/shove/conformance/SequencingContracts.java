@@ -295,4 +295,26 @@ abstract class SequencingContracts<B> extends Contracts<B> {
         assertThat(rec.maxRunning()).isEqualTo(1);
         assertThat(labels(rec, "a")).containsExactlyElementsOf(range("a", 0, 8));
     }
+
+    @Test
+    @DisplayName("per-key order holds with several consumers in the group")
+    void orderWithSeveralConsumers() {
+        Topic<Msg> topic = sequenced("seq-consumers", SequenceFailure.SKIP);
+        Recorder<Msg> rec = h().acking();
+        h().consume(
+                        topic,
+                        dev.shove.ConsumerGroupConfig.of(h().groupConfig(3, 3)).withoutAutoscaler(),
+                        rec.factory());
+        for (int i = 0; i < 10; i++) {
+            for (String key : List.of("a", "b", "c", "d")) {
+                h().publisher().publish(topic, new Msg(key, i));
+            }
+        }
+
+        rec.awaitCalls(40);
+        for (String key : List.of("a", "b", "c", "d")) {
+            assertThat(labels(rec, key)).as("key " + key).containsExactlyElementsOf(range(key, 0, 10));
+        }
+        rec.assertNoMoreCalls(40);
+    }
 }

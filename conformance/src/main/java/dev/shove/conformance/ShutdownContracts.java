@@ -7,6 +7,7 @@ import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -204,6 +205,62 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName(
+            "a sequenced retry decided during the drain is returned at once: the drain does not wait out its delay")
+    void sequencedRetryDuringDrain() {
+        Topic<Msg> topic = h().topic("drain-seq-retry")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Gate gate = h().gate();
+        Duration longWait = h().patience().multipliedBy(3);
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.retry(longWait);
+        });
+        var group = h().consume(topic, first);
+        h().publisher().publish(topic, new Msg("a", 0));
+        h().await("a0 to start", () -> gate.arrived() == 1);
+
+        // the drain may last longer than the patience; it must not wait for the retry's delay
+        CompletableFuture<SupervisorOutcome> stopped =
+                stopAsync(() -> group.stop(h().patience().multipliedBy(3)));
+        h().assertStays("stop to wait for the handler in flight", () -> !stopped.isDone());
+        gate.open();
+        h().await("the drain to end without waiting out the retry", stopped::isDone);
+        assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        assertThat(second.awaitCalls(1).getFirst().message().label()).isEqualTo("a0");
+    }
+
+    @Test
+    @DisplayName("a sequenced message waiting out a retry at shutdown comes back first for its key in the next group")
+    void sequencedOrderAcrossRestart() {
+        Topic<Msg> topic = h().topic("drain-seq-restart")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Duration longWait = h().patience().multipliedBy(3);
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> m.n() == 0 ? Outcome.retry(longWait) : Outcome.ack());
+        var group = h().consume(topic, first);
+        for (int i = 0; i < 3; i++) {
+            h().publisher().publish(topic, new Msg("a", i));
+        }
+        first.awaitCalls(1);
+        first.assertNoMoreCalls(1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        second.awaitCalls(3);
+        assertThat(second.calls()).extracting(c -> c.message().label()).containsExactly("a0", "a1", "a2");
+    }
+
+    @Test
     @DisplayName("runUntil starts the group, returns when its CompletableFuture signal completes, and drains")
     void runUntilSignal() {
         Topic<Msg> topic = plainTopic("run-until");
@@ -364,6 +421,22 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
 
         assertThat(outcome.timedOut()).isTrue();
         h().assertStays("the continuation never ran", () -> runs.get() == 0);
+    }
+
+    @Test
+    @DisplayName("close() stops a running group, and closing it again is harmless")
+    void closeStopsGroup() {
+        Topic<Msg> topic = plainTopic("group-close");
+        Recorder<Msg> rec = h().acking();
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        rec.awaitCalls(1);
+
+        group.close();
+        assertThat(group.activeConsumers(topic)).isZero();
+        group.close();
+        h().publisher().publish(topic, Msg.of(2));
+        rec.assertNoMoreCalls(1);
     }
 
     @Test
