@@ -424,6 +424,55 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("a stop called while another stop drains returns only once the drain is over, with its outcome")
+    void concurrentStopWaits() {
+        Topic<Msg> topic = plainTopic("stop-concurrent");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().await("the handler to start", () -> gate.arrived() == 1);
+
+        CompletableFuture<SupervisorOutcome> first = stopAsync(() -> group.stop(h().patience()));
+        h().assertStays("the first stop to drain", () -> !first.isDone());
+        CompletableFuture<SupervisorOutcome> second = stopAsync(() -> group.stop(h().patience()));
+        h().assertStays("the second stop to wait for the drain", () -> !second.isDone());
+        gate.open();
+        assertThat(first.join()).isEqualTo(SupervisorOutcome.CLEAN);
+        assertThat(second.join()).isEqualTo(SupervisorOutcome.CLEAN);
+    }
+
+    @Test
+    @DisplayName("closing the broker while a group drains waits for the drain before closing the connection")
+    void brokerCloseWaitsForDrain() {
+        Topic<Msg> topic = plainTopic("close-during-drain");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().await("the handler to start", () -> gate.arrived() == 1);
+        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        h().assertStays("the stop to drain", () -> !stopped.isDone());
+
+        CompletableFuture<SupervisorOutcome> closed = stopAsync(() -> {
+            h().broker().close();
+            return SupervisorOutcome.CLEAN;
+        });
+        h().assertStays("broker.close() to wait for the drain", () -> !closed.isDone());
+        gate.open();
+        closed.join();
+        assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
+        assertThat(h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "ack"))
+                .isEqualTo(1);
+    }
+
+    @Test
     @DisplayName("close() stops a running group, and closing it again is harmless")
     void closeStopsGroup() {
         Topic<Msg> topic = plainTopic("group-close");
