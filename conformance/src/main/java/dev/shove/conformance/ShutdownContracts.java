@@ -294,7 +294,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("stop is idempotent: stopping again returns a clean outcome at once")
+    @DisplayName("stop is idempotent: stopping again returns the same outcome at once")
     void stopTwice() {
         Topic<Msg> topic = plainTopic("stop-twice");
         var group = h().consume(topic, h().acking());
