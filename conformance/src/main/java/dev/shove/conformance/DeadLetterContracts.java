@@ -138,4 +138,17 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
         h().await("handleDead to be interrupted", () -> gate.interrupted() == 1);
         rec.assertNoMoreDeaths(1);
     }
+
+    @Test
+    @DisplayName("a rejected message's dead letter carries its payload bytes unchanged")
+    void deadLetterKeepsPayload() {
+        Topic<byte[]> topic =
+                h().rawTopic("dead-payload").holdQueue(tier()).dlq().build();
+        byte[] payload = {(byte) 0xca, (byte) 0xfe, 0, (byte) 0xba, (byte) 0xbe};
+        Recorder<byte[]> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, payload);
+
+        assertThat(rec.awaitDeaths(1).getFirst().message()).isEqualTo(payload);
+    }
 }

@@ -374,4 +374,17 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         assertThat(millisBetween(calls.get(0).startNanos(), calls.get(1).startNanos()))
                 .isGreaterThanOrEqualTo(atLeastMillis(Topic.IMPLICIT_TIER_DELAY));
     }
+
+    @Test
+    @DisplayName("a retried message comes back with its payload bytes unchanged")
+    void retryKeepsPayload() {
+        Topic<byte[]> topic =
+                h().rawTopic("retry-payload").holdQueue(tier()).dlq().build();
+        byte[] payload = {0, 1, 2, (byte) 0xff, (byte) 0xfe, 10, 13};
+        Recorder<byte[]> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, payload);
+
+        assertThat(rec.awaitCalls(2).get(1).message()).isEqualTo(payload);
+    }
 }

@@ -2,7 +2,9 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.shove.BatchPublishException;
 import dev.shove.Codec;
 import dev.shove.CodecException;
 import dev.shove.Outcome;
@@ -10,6 +12,7 @@ import dev.shove.SequenceFailure;
 import dev.shove.ShoveException;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.TopologyException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -290,5 +293,46 @@ abstract class PublishingContracts<B> extends Contracts<B> {
         h().broker().close();
 
         assertThatThrownBy(() -> publisher.publish(topic, Msg.of(1))).isInstanceOf(ShoveException.class);
+    }
+
+    @Test
+    @DisplayName("only the prefix is reserved: a header that merely contains 'shove' is accepted")
+    void onlyPrefixReserved() {
+        Topic<Msg> topic = plainTopic("prefix-only");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("x-shove-trace", "1", "shovel", "2"));
+
+        assertThat(rec.awaitCalls(1).getFirst().metadata().headers())
+                .containsEntry("x-shove-trace", "1")
+                .containsEntry("shovel", "2");
+    }
+
+    @Test
+    @DisplayName("publishAsync to a topic the broker refuses completes exceptionally with the TopologyException")
+    void publishAsyncFailure() {
+        assumeTrue(h().kit().refusesUndeclaredTopics(), "the backend creates topics on first use");
+        Topic<Msg> topic = plainTopic("async-refused");
+
+        CompletableFuture<Void> future = h().publisher().publishAsync(topic, Msg.of(1), Map.of());
+        assertThatThrownBy(future::join)
+                .isInstanceOf(java.util.concurrent.CompletionException.class)
+                .cause()
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining(topic.name());
+    }
+
+    @Test
+    @DisplayName("a batch the broker refuses fails with a BatchPublishException naming every refused index")
+    void batchFailureNamesIndices() {
+        assumeTrue(h().kit().refusesUndeclaredTopics(), "the backend creates topics on first use");
+        Topic<Msg> topic = plainTopic("batch-refused");
+
+        assertThatThrownBy(() -> h().publisher().publishBatch(topic, List.of(Msg.of(1), Msg.of(2), Msg.of(3))))
+                .isInstanceOfSatisfying(BatchPublishException.class, e -> {
+                    assertThat(e.batchSize()).isEqualTo(3);
+                    assertThat(e.failedIndices()).containsExactly(0, 1, 2);
+                    assertThat(e.getMessage()).contains(topic.name());
+                });
     }
 }

@@ -317,4 +317,32 @@ abstract class SequencingContracts<B> extends Contracts<B> {
         }
         rec.assertNoMoreCalls(40);
     }
+
+    @Test
+    @DisplayName("the ordering key travels in the shove-sequence-key header")
+    void keyInHeader() {
+        Topic<Msg> topic = sequenced("seq-header", SequenceFailure.SKIP);
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher().publish(topic, new Msg("customer-42", 0));
+
+        assertThat(rec.awaitCalls(1).getFirst().metadata().headers())
+                .containsEntry(dev.shove.ShoveHeaders.SEQUENCE_KEY, "customer-42");
+    }
+
+    @Test
+    @DisplayName("on a sequenced topic, the continuations of a retry and of the final ack each run once")
+    void continuationsAcrossInPlaceRetries() {
+        Topic<Msg> topic = sequenced("seq-continuation", SequenceFailure.SKIP);
+        java.util.concurrent.atomic.AtomicInteger retried = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0
+                ? Outcome.retry().andThen(retried::incrementAndGet)
+                : Outcome.ack().andThen(acked::incrementAndGet));
+        h().consume(topic, rec);
+        h().publisher().publish(topic, new Msg("a", 0));
+
+        h().await("both continuations to run", () -> retried.get() == 1 && acked.get() == 1);
+        h().assertStays("each ran once", () -> retried.get() == 1 && acked.get() == 1);
+    }
 }

@@ -501,4 +501,36 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         assertThat(group.activeConsumers(topic)).isZero();
         h().broker().close(); // idempotent
     }
+
+    @Test
+    @DisplayName("runUntil also stops when its signal completes exceptionally")
+    void runUntilExceptionalSignal() {
+        Topic<Msg> topic = plainTopic("run-until-failed");
+        var group = h().group();
+        group.register(topic, config(), () -> h().<Msg>acking());
+        CompletableFuture<Void> signal = new CompletableFuture<>();
+        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> group.runUntil(signal, h().patience()));
+        h().await("the group to start", () -> group.activeConsumers(topic) == 1);
+
+        signal.completeExceptionally(new IllegalStateException("shutdown requested on purpose"));
+        assertThat(ran.join().exitCode()).isZero();
+    }
+
+    @Test
+    @DisplayName("a slow continuation runs off the delivery path: it does not hold up the consumer")
+    void slowContinuationDoesNotBlock() {
+        Topic<Msg> topic = plainTopic("continuation-slow");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) ->
+                m.n() == 0 ? Outcome.ack().andThen(() -> gate.passIgnoringInterrupts()) : Outcome.ack());
+        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().publisher().publish(topic, Msg.of(0));
+        h().await("the continuation to start", () -> gate.arrived() == 1);
+        for (int i = 1; i < 4; i++) {
+            h().publisher().publish(topic, Msg.of(i));
+        }
+
+        rec.awaitCalls(4);
+        assertThat(gate.isOpen()).isFalse();
+    }
 }
