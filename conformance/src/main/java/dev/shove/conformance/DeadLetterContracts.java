@@ -151,4 +151,44 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
 
         assertThat(rec.awaitDeaths(1).getFirst().message()).isEqualTo(payload);
     }
+
+    @Test
+    @DisplayName("a dead letter that cannot be decoded is discarded visibly: counted in shove.messages.discarded")
+    void undecodableDeadLetterCounted() {
+        Topic<Msg> topic = plainTopic("dead-undecodable-count");
+        h().consume(topic, h().acking());
+        h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
+
+        h().await(
+                        "shove.messages.discarded{reason=decode} for the dead letter",
+                        () -> h().count(
+                                                "shove.messages.discarded",
+                                                "topic",
+                                                topic.dlq().orElseThrow(),
+                                                "reason",
+                                                "decode")
+                                == 1);
+    }
+
+    @Test
+    @DisplayName("a dead letter over maxMessageSize skips handleDead and is counted in shove.messages.discarded")
+    void oversizeDeadLetterCounted() {
+        Topic<byte[]> topic =
+                h().rawTopic("dead-oversize").holdQueue(tier()).dlq().build();
+        Recorder<byte[]> rec = h().acking();
+        h().consume(topic, config(c -> c.withMaxMessageSize(1024)), rec);
+        h().publisher().publish(topic, new byte[4096]);
+
+        h().await(
+                        "shove.messages.discarded{reason=oversize} for the dead letter",
+                        () -> h().count(
+                                                "shove.messages.discarded",
+                                                "topic",
+                                                topic.dlq().orElseThrow(),
+                                                "reason",
+                                                "oversize")
+                                == 1);
+        rec.assertNoMoreDeaths(0);
+        assertThat(rec.calls()).isEmpty();
+    }
 }
