@@ -99,6 +99,7 @@ final class RabbitTopology {
             throw new TopologyException("topic '" + topic.name()
                     + "' is a broadcast topic, which the RabbitMQ backend does not support yet");
         }
+        checkShape(topic);
         topic.sequencing().ifPresent(s -> checkShardCount(topic, s.routingShards()));
         warnAboutConsumerTimeout(topic);
         Channel channel = open(topic);
@@ -112,6 +113,24 @@ final class RabbitTopology {
             }
         } finally {
             closeQuietly(channel);
+        }
+    }
+
+    /**
+     * Refuses to turn a plain topic into a sequenced one or back: their queues have different names, so the broker
+     * alone would accept both, and messages in the other shape's queues would never be consumed.
+     */
+    private void checkShape(Topic<?> topic) {
+        String other = topic.isSequenced() ? topic.name() : topic.shardName(0);
+        if (exists(topic, other)) {
+            throw new TopologyException(("topic '%s' is declared %s, but queue '%s' exists: the topic was declared %s"
+                            + " before. A topic cannot change shape in place; drain and delete the old queues, or use"
+                            + " another topic name")
+                    .formatted(
+                            topic.name(),
+                            topic.isSequenced() ? "sequenced" : "plain (not sequenced)",
+                            other,
+                            topic.isSequenced() ? "plain (not sequenced)" : "sequenced"));
         }
     }
 
