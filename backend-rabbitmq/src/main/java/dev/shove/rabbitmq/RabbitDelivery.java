@@ -65,14 +65,6 @@ final class RabbitDelivery implements Delivery {
         return redelivered;
     }
 
-    /** The publisher's AMQP timestamp (whole seconds), when it set one; shove's publisher always does. */
-    @Override
-    public long timestampMs() {
-        return properties.getTimestamp() == null
-                ? -1
-                : properties.getTimestamp().getTime();
-    }
-
     @Override
     public String toString() {
         return "RabbitDelivery[" + deliveryId() + "]";
