@@ -286,7 +286,7 @@ final class RabbitSubscription implements Subscription {
         @Nullable Throwable refused = null;
         lock.lock();
         try {
-            if (closed) {
+            if (closed || stopping) {
                 refused = new IllegalStateException("consumer " + request.consumerId() + " is closed; the broker"
                         + " redelivers message " + d.deliveryId());
             } else if (d.epoch != epoch) {
@@ -678,11 +678,23 @@ final class RabbitSubscription implements Subscription {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        List<Op> unwritten = new ArrayList<>();
         lock.lock();
         try {
             closed = true;
+            for (Op op; (op = queued.poll()) != null; ) {
+                unwritten.add(op);
+            }
         } finally {
             lock.unlock();
+        }
+        for (Op op : unwritten) {
+            if (op.delivery() != null) {
+                op.callback()
+                        .settled(new IllegalStateException(
+                                "consumer " + request.consumerId() + " closed before settling message "
+                                        + op.delivery().deliveryId() + "; the broker redelivers it"));
+            }
         }
         for (Source source : sources) {
             transport.unregisterConsumer(source.consumerTag());
