@@ -166,4 +166,26 @@ class RabbitMqResilienceIT {
         }
         assertThat(admin.depth(topic.dlq().orElseThrow())).isEqualTo(1);
     }
+
+    @Test
+    @DisplayName("a publish made while the connection is down is retried with backoff and succeeds once it recovers")
+    void publishRetriesAcrossConnectionLoss() throws Exception {
+        Topic<Task> topic = topic("pubretry");
+        String name = admin.unique("pubretry");
+        try (Broker<RabbitMq> broker = Broker.connect(
+                admin.config(name).withPublishAttempts(30).withRecoveryInterval(Duration.ofSeconds(2)))) {
+            broker.topology().declare(topic);
+            broker.publisher().publish(topic, new Task("before"));
+            RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();
+            await().atMost(Duration.ofSeconds(20)).until(() -> admin.killConnection(name) == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !transport.isConnected());
+
+            broker.publisher().publish(topic, new Task("during")); // blocks through the outage, then succeeds
+
+            assertThat(transport.isConnected()).isTrue();
+        }
+        assertThat(admin.drain(topic.name()))
+                .extracting(r -> new String(r.getBody(), java.nio.charset.StandardCharsets.UTF_8))
+                .contains("{\"id\":\"before\"}", "{\"id\":\"during\"}");
+    }
 }

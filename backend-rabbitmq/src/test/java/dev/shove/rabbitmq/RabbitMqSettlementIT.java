@@ -236,6 +236,20 @@ class RabbitMqSettlementIT {
             RabbitMqTransport viaDeclare =
                     passive.unwrap(RabbitMqTransport.class).orElseThrow();
             assertThat(viaDeclare.stats(topic)).isEqualTo(new QueueStats(7, 0));
+            Topic<Order> sequenced = Topic.builder(admin.unique("stats-seq"), Order.class)
+                    .holdQueue(Duration.ofSeconds(1))
+                    .dlq()
+                    .sequenced(SequenceFailure.SKIP, Order::id)
+                    .routingShards(3)
+                    .build();
+            broker.topology().declare(sequenced);
+            broker.publisher()
+                    .publishBatch(
+                            sequenced,
+                            IntStream.range(0, 9)
+                                    .mapToObj(i -> new Order("k" + i, i))
+                                    .toList());
+            assertThat(viaDeclare.stats(sequenced)).as("summed over the shards").isEqualTo(new QueueStats(9, 0));
             // The management API refreshes queue statistics every few seconds.
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> viaApi.stats(topic).ready() == 7);
