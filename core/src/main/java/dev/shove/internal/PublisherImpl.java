@@ -2,6 +2,7 @@ package dev.shove.internal;
 
 import dev.shove.BatchPublishException;
 import dev.shove.CodecException;
+import dev.shove.Outcome;
 import dev.shove.PublishException;
 import dev.shove.Publisher;
 import dev.shove.Sequencing;
@@ -112,8 +113,13 @@ public final class PublisherImpl implements Publisher {
         }
     }
 
+    /** Prepares a handler's reply exactly like a publish. */
+    static <R> OutboundMessage prepareReply(Outcome.Reply<R> reply) {
+        return prepare(reply.topic(), reply.message(), reply.headers());
+    }
+
     /** Encodes the message and builds its headers: the user's (validated), a fresh message id, the ordering key. */
-    <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
+    static <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(userHeaders, "headers");

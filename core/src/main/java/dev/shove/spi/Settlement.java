@@ -1,5 +1,6 @@
 package dev.shove.spi;
 
+import dev.shove.Topic;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,9 @@ import java.util.Objects;
  *   <li><b>ack</b>: no copies, {@link Action#ACK};
  *   <li><b>hold-and-ack</b>: one {@link Copy.ToHold}, then ack (a retry or a defer);
  *   <li><b>dead-letter-and-ack</b>: one {@link Copy.ToDeadLetter}, then ack;
- *   <li><b>return</b>: no copies, {@link Action#RETURN} (a drain at shutdown, a handler abandoned at the deadline).
+ *   <li><b>return</b>: no copies, {@link Action#RETURN} (a drain at shutdown, a handler abandoned at the deadline);
+ *   <li><b>reply-and-ack</b>: {@link Copy.ToTopic} copies, then ack: only on transports with {@link
+ *       Capabilities#transactions() transactions}, which must commit the copies and the ack atomically.
  * </ul>
  *
  * @param copies what to publish before the final action; every copy must be accepted by the broker first
@@ -83,6 +86,31 @@ public record Settlement(List<Copy> copies, Action action) {
                 Objects.requireNonNull(queue, "queue");
                 Objects.requireNonNull(payload, "payload");
                 headers = Map.copyOf(headers);
+            }
+        }
+
+        /**
+         * A reply, published to a topic exactly as {@link Transport#publish} would publish it. Only sent to
+         * transports with {@link Capabilities#transactions() transactions}; the others get replies through {@link
+         * Transport#publish} before the settlement.
+         *
+         * @param topic the reply's topic
+         * @param message the prepared reply
+         */
+        record ToTopic(Topic<?> topic, OutboundMessage message) implements Copy {
+            public ToTopic {
+                Objects.requireNonNull(topic, "topic");
+                Objects.requireNonNull(message, "message");
+            }
+
+            @Override
+            public byte[] payload() {
+                return message.payload();
+            }
+
+            @Override
+            public Map<String, String> headers() {
+                return message.headers();
             }
         }
     }
