@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #reject()}: a permanent failure. To the dead-letter queue now, or, without one, discarded with a WARN
  *       and counted in {@code shove.messages.discarded}.
  *   <li>{@link #defer()}: not ready yet. The message waits in the first hold tier; its retry budget is untouched, so
- *       a message can be deferred indefinitely (bound it with {@link MessageMetadata#deliveryCount()} if needed).
+ *       a message can be deferred indefinitely: nothing in shove bounds it (each hold copy is a new broker message,
+ *       so its {@link MessageMetadata#deliveryCount()} starts again at 1). Bound it in the handler, e.g. from a time
+ *       in the message, if it can be deferred forever.
  * </ul>
  *
  * <p>Any outcome can carry a continuation ({@link #andThen(Runnable)}) that runs at most once, after the settlement

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -44,6 +45,7 @@ final class InMemoryTransport implements Transport {
     private final ConcurrentHashMap<String, MemBroadcast> broadcasts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, MemQueue> queues = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> topics = new ConcurrentHashMap<>();
+    private final Set<String> deadLetterQueues = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timers;
     private final AtomicInteger pendingTimers = new AtomicInteger();
     private final AtomicInteger subscriptionIds = new AtomicInteger();
@@ -99,7 +101,10 @@ final class InMemoryTransport implements Transport {
                             }
                         },
                         () -> queue(topic.name(), false));
-        topic.dlq().ifPresent(dlq -> queue(dlq, false));
+        topic.dlq().ifPresent(dlq -> {
+            queue(dlq, false);
+            deadLetterQueues.add(dlq);
+        });
     }
 
     private static String shape(Topic<?> topic) {
@@ -297,13 +302,16 @@ final class InMemoryTransport implements Transport {
         return existing(queue).snapshot();
     }
 
-    /** Whether nothing is queued, delivered-and-unsettled, or waiting on a timer anywhere. */
+    /**
+     * Whether nothing is in motion: no delivery unsettled, nothing waiting on a timer, nothing queued except dead
+     * letters (which stay until somebody reads them).
+     */
     boolean isIdle() {
         if (pendingTimers.get() > 0) {
             return false;
         }
         for (MemQueue q : queues.values()) {
-            if (q.depth() > 0 || q.inFlight() > 0) {
+            if (q.inFlight() > 0 || (q.depth() > 0 && !deadLetterQueues.contains(q.name))) {
                 return false;
             }
         }

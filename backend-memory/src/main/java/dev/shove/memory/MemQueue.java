@@ -9,12 +9,15 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One queue of the in-memory broker. Publishing appends (waiting while full); dispatch pushes the next message to a
  * subscription with window to spare, round-robin, under the queue's lock so that one subscription receives the
- * queue's messages in order. An exclusive queue (a sequenced topic's shard) delivers only to its first subscription;
- * the others stand by until it leaves.
+ * queue's messages in order. An exclusive queue (a sequenced topic's shard) has one active subscription at a time:
+ * while any of its messages is delivered and unsettled it stays with that subscription; when none is, the next
+ * message goes to the subscription active on the fewest shards. Order per key is therefore kept (a shard changes
+ * hands only when nothing of it is in flight) and the shards spread over a group's consumers.
  *
  * <p>In log mode ({@code retention > 0}) the queue keeps its last {@code retention} messages whether consumed or not,
  * and its subscribers share one cursor that {@link #seek} moves. Returned deliveries go back to their place in both
@@ -35,6 +38,7 @@ final class MemQueue {
     private final PriorityQueue<MemMessage> returned = new PriorityQueue<>(Comparator.comparingLong(m -> m.position));
 
     private final List<MemSubscription> consumers = new ArrayList<>();
+    private @Nullable MemSubscription active;
     private long positions;
     private long base;
     private long cursor;
@@ -148,6 +152,10 @@ final class MemQueue {
         lock.lock();
         try {
             consumers.remove(subscription);
+            if (active == subscription) {
+                active.activeShards.decrementAndGet();
+                active = null;
+            }
             dispatch();
         } finally {
             lock.unlock();
@@ -237,10 +245,28 @@ final class MemQueue {
         }
     }
 
-    private MemSubscription pick() {
+    private @Nullable MemSubscription pick() {
         if (exclusive) {
-            MemSubscription active = consumers.getFirst();
-            return active.tryReserve() ? active : null;
+            if (active != null && inFlight > 0) {
+                return active.tryReserve() ? active : null;
+            }
+            MemSubscription best = null;
+            for (MemSubscription c : consumers) {
+                if (c.hasWindow() && (best == null || c.activeShards.get() < best.activeShards.get())) {
+                    best = c;
+                }
+            }
+            if (best == null || !best.tryReserve()) {
+                return null;
+            }
+            if (best != active) {
+                if (active != null) {
+                    active.activeShards.decrementAndGet();
+                }
+                best.activeShards.incrementAndGet();
+                active = best;
+            }
+            return best;
         }
         int n = consumers.size();
         for (int i = 0; i < n; i++) {

@@ -23,6 +23,9 @@ final class MemSubscription implements Subscription {
     private final DeliverySink sink;
     private final AtomicInteger window;
     private final Runnable onClose;
+    /** Shards (exclusive queues) this subscription is the active consumer of; guides where free shards go. */
+    final AtomicInteger activeShards = new AtomicInteger();
+
     private final Set<MemDelivery> outstanding = ConcurrentHashMap.newKeySet();
     private volatile boolean paused;
     private volatile boolean closed;
@@ -35,6 +38,11 @@ final class MemSubscription implements Subscription {
         this.sink = sink;
         this.window = new AtomicInteger(window);
         this.onClose = onClose;
+    }
+
+    /** Whether a delivery could be taken now. */
+    boolean hasWindow() {
+        return !paused && window.get() > 0;
     }
 
     /** Takes one unit of window for a delivery; false when full or paused. Called under the queue's lock. */

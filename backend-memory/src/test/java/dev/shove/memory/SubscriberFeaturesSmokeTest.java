@@ -42,6 +42,7 @@ class SubscriberFeaturesSmokeTest {
             group.register(
                     t,
                     ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
+                            .withPrefetch(1)
                             .withInterceptor(inv -> ((Msg) inv.message()).n() == 2 ? Outcome.ack() : inv.proceed())),
                     () -> (m, meta, ctx) -> {
                         trace.add("handler:" + m.n() + ":" + ctx);

@@ -81,6 +81,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final int workerCount;
     private final long timeoutNanos;
     private final @Nullable BatchOptions batch;
+    private final Metrics.ConsumerMeters meters;
     private final boolean nativeBatches;
     private final Object batchLock = new Object();
 
@@ -106,7 +107,8 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             int workerCount,
             long timeoutNanos,
             boolean sequenced,
-            @Nullable BatchOptions batch) {
+            @Nullable BatchOptions batch,
+            Metrics.ConsumerMeters meters) {
         this.consumerId = consumerId;
         this.context = context;
         this.request = request;
@@ -115,6 +117,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         this.timeoutNanos = timeoutNanos;
         this.lanes = sequenced ? new Lanes() : null;
         this.batch = batch;
+        this.meters = meters;
         this.nativeBatches = context.services().capabilities().nativeBatches();
     }
 
@@ -317,6 +320,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      */
     boolean invoke(Worker worker, Object token, Worker.Call call) {
         running.incrementAndGet();
+        meters.handlerStarted();
         worker.slot.arm(token, timeoutNanos);
         worker.result = null;
         worker.error = null;
@@ -329,6 +333,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         worker.nanos = System.nanoTime() - start;
         boolean mine = worker.slot.disarm();
         running.decrementAndGet();
+        meters.handlerEnded();
         Thread.interrupted(); // a late interrupt must not leak into the next message
         if (!mine) {
             worker.retired = true;

@@ -346,7 +346,8 @@ final class Registration<T, C> {
                     options.prefetch(),
                     timeoutNanos,
                     false,
-                    null);
+                    null,
+                    deadMeters);
             engine.start();
             deadLetters = engine;
         }
@@ -417,7 +418,8 @@ final class Registration<T, C> {
                 options.prefetch(),
                 timeoutNanos,
                 topic.isSequenced(),
-                handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null);
+                handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null,
+                meters);
         engine.start();
         consumers.add(engine);
     }
@@ -454,7 +456,8 @@ final class Registration<T, C> {
                 }
             }
             if (victim == null) {
-                log.warn("scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
+                log.debug(
+                        "scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
                 return false;
             }
             stopped.add(victim);
