@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -482,7 +479,7 @@ class TopicTest {
 
         @Test
         @DisplayName("logs no warning about missing tiers or DLQ")
-        void noWarnings() {
+        void noWarnings() throws Exception {
             String log = CapturedLog.during(
                     () -> Topic.builder("bcast-quiet", Order.class).broadcast().build());
 
@@ -536,7 +533,7 @@ class TopicTest {
     class Warnings {
         @Test
         @DisplayName("no tiers: WARN naming the implicit tier's queue")
-        void implicitTierWarns() {
+        void implicitTierWarns() throws Exception {
             String log = CapturedLog.during(
                     () -> Topic.builder("warn-notier", Order.class).dlq().build());
 
@@ -548,7 +545,7 @@ class TopicTest {
 
         @Test
         @DisplayName("no DLQ: WARN that rejected and exhausted messages will be discarded")
-        void noDlqWarns() {
+        void noDlqWarns() throws Exception {
             String log = CapturedLog.during(() -> Topic.builder("warn-nodlq", Order.class)
                     .holdQueue(Duration.ofSeconds(5))
                     .build());
@@ -558,7 +555,7 @@ class TopicTest {
 
         @Test
         @DisplayName("tiers and a DLQ: no warning")
-        void quiet() {
+        void quiet() throws Exception {
             String log = CapturedLog.during(() -> Topic.builder("warn-quiet", Order.class)
                     .holdQueue(Duration.ofSeconds(5))
                     .dlq()
@@ -569,31 +566,11 @@ class TopicTest {
 
         @Test
         @DisplayName("allowMessageLoss silences both warnings")
-        void allowMessageLossIsQuiet() {
+        void allowMessageLossIsQuiet() throws Exception {
             String log = CapturedLog.during(() ->
                     Topic.builder("warn-loss", Order.class).allowMessageLoss().build());
 
             assertThat(log).doesNotContain("warn-loss");
-        }
-    }
-
-    /**
-     * Captures what slf4j-simple (the test binding, which writes to whatever {@code System.err} is at the time)
-     * logs while an action runs.
-     */
-    static final class CapturedLog {
-        private CapturedLog() {}
-
-        static synchronized String during(Runnable action) {
-            PrintStream original = System.err;
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-            try {
-                action.run();
-            } finally {
-                System.setErr(original);
-            }
-            return bytes.toString(StandardCharsets.UTF_8);
         }
     }
 }

@@ -3,11 +3,13 @@ package dev.shove.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.CapturedLog;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -91,27 +93,61 @@ class ContinuationsTest {
     }
 
     @Test
-    @DisplayName("a continuation that throws is contained: it is no longer pending and others still run")
+    @DisplayName("a continuation that throws (even an Error) is logged with topic and message id, and contained")
     void throwingContained() throws Exception {
         AtomicInteger ran = new AtomicInteger();
 
+        String log = CapturedLog.during(() -> {
+            continuations.submit(
+                    () -> {
+                        throw new IllegalStateException("continuation bug");
+                    },
+                    "cont-orders",
+                    "m-1");
+            continuations.submit(
+                    () -> {
+                        throw new StackOverflowError("deep");
+                    },
+                    "cont-orders",
+                    "m-2");
+            continuations.submit(ran::incrementAndGet, "cont-orders", "m-3");
+            assertThat(continuations.awaitIdle(deadlineIn(PATIENCE))).isTrue();
+        });
+
+        assertThat(continuations.pending()).isZero();
+        assertThat(ran.get()).isEqualTo(1);
+        assertThat(log)
+                .contains("continuation of message m-1 on topic 'cont-orders' failed")
+                .contains("continuation of message m-2 on topic 'cont-orders' failed");
+    }
+
+    @Test
+    @DisplayName("awaitIdle wakes up as soon as the last continuation ends, long before its deadline")
+    void wakesUpWhenIdle() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
         continuations.submit(
                 () -> {
-                    throw new IllegalStateException("continuation bug");
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 },
                 "orders",
                 "m-1");
-        continuations.submit(
-                () -> {
-                    throw new StackOverflowError("deep");
-                },
-                "orders",
-                "m-2");
-        continuations.submit(ran::incrementAndGet, "orders", "m-3");
+        AtomicBoolean drained = new AtomicBoolean();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                drained.set(continuations.awaitIdle(deadlineIn(Duration.ofHours(1))));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
 
-        assertThat(continuations.awaitIdle(deadlineIn(PATIENCE))).isTrue();
-        assertThat(continuations.pending()).isZero();
-        assertThat(ran.get()).isEqualTo(1);
+        release.countDown();
+
+        await().atMost(PATIENCE).until(() -> !waiter.isAlive());
+        assertThat(drained).isTrue();
     }
 
     @Test
