@@ -214,7 +214,8 @@ class ConsumerOptionsTest {
     void text() {
         assertThat(ConsumerOptions.defaults().withoutHandlerTimeout().withoutMessageSizeLimit())
                 .hasToString("ConsumerOptions[prefetch=10, maxRetries=10, handlerTimeout=disabled,"
-                        + " handlerTimeoutOutcome=retry, maxMessageSize=unlimited, laneBuffer=100]");
+                        + " handlerTimeoutOutcome=retry, maxMessageSize=unlimited, laneBuffer=100,"
+                        + " decodeFailurePolicy=REJECT]");
         assertThat(ConsumerOptions.defaults().toString()).contains("handlerTimeout=inherited");
     }
 }

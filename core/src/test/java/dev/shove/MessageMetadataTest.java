@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.DisplayName;
@@ -23,7 +24,8 @@ class MessageMetadataTest {
                 Map.of(),
                 OptionalInt.empty(),
                 OptionalLong.empty(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                Optional.empty());
     }
 
     @Test

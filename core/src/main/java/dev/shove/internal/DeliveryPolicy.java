@@ -20,14 +20,14 @@ import org.jspecify.annotations.Nullable;
  * ---------------+----------------------------+----------------------------------------------------------
  * ack            |                            | Ack
  * reject(r)      | DLQ                        | DeadLetter("rejected[: r]", rc)
- * reject(r)      | no DLQ                     | Discard("rejected")
+ * reject(r)      | no DLQ                     | Discard("rejected[: r]")
  * retry[(d)]     | rc >= maxRetries, DLQ      | DeadLetter("max-retries-exceeded", rc)       (no hold hop)
  * retry[(d)]     | rc >= maxRetries, no DLQ   | Discard("max_retries_exceeded")
  * retry          | rc < maxRetries            | Hold(tier min(rc, n-1), its delay, rc + 1)
  * retry(d)       | rc < maxRetries            | Hold(shortest tier >= d, d or that tier's delay, rc + 1)
  * defer          |                            | Hold(tier 0, its delay, rc)
  * defer(d)       |                            | Hold(shortest tier >= d, d or that tier's delay, rc)
- * retry / defer  | sequenced topic            | WaitInPlace(same delay, same count): the key's lane holds it
+ * retry / defer  | sequenced topic            | WaitInPlace(asked delay, else the tier's; same count): in process
  * not ack        | broadcast topic            | Discard("broadcast: ...") (best effort: no retry, no DLQ)
  * </pre>
  *
@@ -186,6 +186,10 @@ public final class DeliveryPolicy {
     }
 
     private Decision later(int tier, @Nullable Duration asked, int retryCount) {
+        if (sequenced) {
+            // The wait happens in this process, so any delay is exact.
+            return new WaitInPlace(asked != null ? asked : tiers.get(tier).delay(), retryCount);
+        }
         Duration delay;
         if (asked == null) {
             delay = tiers.get(tier).delay();
@@ -195,7 +199,7 @@ public final class DeliveryPolicy {
             Duration tierDelay = tiers.get(tier).delay();
             delay = tierDelay.compareTo(asked) >= 0 ? tierDelay : asked;
         }
-        return sequenced ? new WaitInPlace(delay, retryCount) : new Hold(tier, delay, retryCount);
+        return new Hold(tier, delay, retryCount);
     }
 
     /** The shortest tier whose delay is at least {@code delay}, or the longest tier when none is. */

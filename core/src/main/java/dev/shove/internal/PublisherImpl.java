@@ -97,8 +97,11 @@ public final class PublisherImpl implements Publisher {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (int j = i; j < results.size(); j++) {
-                    if (!results.get(j).isDone() || results.get(j).isCompletedExceptionally()) {
+                    CompletableFuture<Void> result = results.get(j);
+                    if (!result.isDone()) {
                         failures.put(j, new PublishException("interrupted while waiting for the broker", e));
+                    } else if (result.isCompletedExceptionally()) {
+                        failures.put(j, asPublishException(topic, unwrap(result.exceptionNow())));
                     }
                 }
                 break;

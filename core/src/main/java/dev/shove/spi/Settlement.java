@@ -62,8 +62,9 @@ public record Settlement(List<Copy> copies, Action action) {
         /**
          * A retry or defer copy: to wait {@code delay}, then be delivered again on the queue the original came from
          * (for a sequenced topic: the same shard). Backends with {@link Capabilities#exactDelays() exact delays}
-         * wait exactly {@code delay}; the others put it in hold tier {@code tier}, whose delay is at least {@code
-         * delay} (the engine rounded up). The {@code shove-not-before} header carries the due time in epoch ms.
+         * wait exactly {@code delay}; the others put it in hold tier {@code tier}, the shortest tier at least as
+         * long as {@code delay}, or the longest tier when none is: then the copy comes back early and the engine
+         * holds it again until the {@code shove-not-before} header's due time (epoch ms) has passed.
          *
          * @param tier index into the topic's {@link dev.shove.Topic#holdTiers() hold tiers}
          * @param delay how long the copy must wait before it is delivered again

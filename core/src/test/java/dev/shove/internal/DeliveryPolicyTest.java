@@ -180,11 +180,16 @@ class DeliveryPolicyTest {
                 }
                 // plain retry at rc 1 uses tier min(1, 2) = 1
                 Timing t = asked == Asked.NO_DELAY ? new Timing(1, TIER_1) : timing(asked, b);
-                yield sequenced ? new WaitInPlace(t.delay(), rc + 1) : new Hold(t.tier(), t.delay(), rc + 1);
+                // a sequenced topic waits in process: the asked delay exactly, whatever the backend
+                yield sequenced
+                        ? new WaitInPlace(asked.delay != null ? asked.delay : t.delay(), rc + 1)
+                        : new Hold(t.tier(), t.delay(), rc + 1);
             }
             case DEFER -> {
                 Timing t = asked == Asked.NO_DELAY ? new Timing(0, TIER_0) : timing(asked, b);
-                yield sequenced ? new WaitInPlace(t.delay(), rc) : new Hold(t.tier(), t.delay(), rc);
+                yield sequenced
+                        ? new WaitInPlace(asked.delay != null ? asked.delay : t.delay(), rc)
+                        : new Hold(t.tier(), t.delay(), rc);
             }
         };
     }
@@ -425,12 +430,13 @@ class DeliveryPolicyTest {
         }
 
         @Test
-        @DisplayName("on a sequenced topic waits in place for the same (rounded) delay")
+        @DisplayName("on a sequenced topic waits in place for exactly the delay asked, on any backend")
         void sequencedWaitsInPlace() {
             DeliveryPolicy tiers = new DeliveryPolicy(topic(true, true), 10, TIERS_ONLY);
             DeliveryPolicy exact = new DeliveryPolicy(topic(true, true), 10, EXACT_UP_TO_60S);
 
-            assertThat(tiers.decide(Outcome.retry(Duration.ofSeconds(10)), 0)).isEqualTo(new WaitInPlace(TIER_1, 1));
+            assertThat(tiers.decide(Outcome.retry(Duration.ofSeconds(10)), 0))
+                    .isEqualTo(new WaitInPlace(Duration.ofSeconds(10), 1));
             assertThat(exact.decide(Outcome.retry(Duration.ofSeconds(10)), 0))
                     .isEqualTo(new WaitInPlace(Duration.ofSeconds(10), 1));
             assertThat(exact.decide(Outcome.defer(Duration.ofSeconds(10)), 0))
