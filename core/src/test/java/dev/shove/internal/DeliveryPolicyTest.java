@@ -666,11 +666,11 @@ class DeliveryPolicyTest {
         }
 
         @Test
-        @DisplayName("waits in place on a sequenced topic")
+        @DisplayName("waits in place on a sequenced topic, exactly the time left")
         void sequenced() {
             DeliveryPolicy policy = new DeliveryPolicy(topic(true, true), 10, TIERS_ONLY);
 
-            assertThat(policy.notYetDue(Duration.ofSeconds(1), 3)).isEqualTo(new WaitInPlace(TIER_0, 3));
+            assertThat(policy.notYetDue(Duration.ofSeconds(1), 3)).isEqualTo(new WaitInPlace(Duration.ofSeconds(1), 3));
         }
     }
 
