@@ -30,6 +30,13 @@ import org.junit.jupiter.api.Nested;
  * cannot meet are skipped on the backend's {@link dev.shove.spi.Capabilities} or on the hooks below, never silently
  * passed.
  *
+ * <p>Layout: each group of contracts (topology, publishing, outcomes, ...) is a package-private {@code *Contracts}
+ * class, and this class declares one {@code @Nested} inner class per group that extends it. JUnit discovers
+ * {@code @Nested} classes declared in an abstract superclass when the backend's subclass runs, so the backend's test
+ * stays a few lines, and a report lists the contracts by group.
+ *
+ * <p>JUnit creates one instance per test and runs it on one thread; instances are not meant to be shared.
+ *
  * @param <B> the backend marker
  */
 public abstract class BrokerConformance<B> {
@@ -52,7 +59,7 @@ public abstract class BrokerConformance<B> {
     protected abstract GroupConfig<B, ?> groupConfig(int minConsumers, int maxConsumers);
 
     /**
-     * How long a contract polls for something to happen before it fails. Default {@value} 10 s; a slow broker may
+     * How long a contract polls for something to happen before it fails. Default 10 s; a slow broker may
      * need more. Never a performance bound: contracts only fail on it when the thing does not happen at all.
      */
     protected Duration patience() {
