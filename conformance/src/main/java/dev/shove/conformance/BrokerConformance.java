@@ -23,6 +23,17 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
+ * <p>Against a real broker, the integration test checks the broker first and adjusts the timing hooks:
+ *
+ * <pre>{@code
+ * class KafkaConformanceIT extends BrokerConformance<Kafka> {
+ *     @BeforeAll static void kafka() { BrokerAvailability.require("Kafka", "kafka", "127.0.0.1", 9092); }
+ *     @Override protected BrokerConfig<Kafka> brokerConfig() { return KafkaConfig.of("127.0.0.1:9092"); }
+ *     @Override protected GroupConfig<Kafka, ?> groupConfig(int min, int max) { return KafkaConsumerGroupConfig.of(min, max); }
+ *     @Override protected Duration quietPeriod() { return Duration.ofSeconds(2); }
+ * }
+ * }</pre>
+ *
  * <p>Every test connects its own broker (with a {@code SimpleMeterRegistry}), declares its own topics under unique
  * names ({@code retry-3f9a12c4-1}), and stops its groups and closes its broker when it ends, so tests never interfere
  * and can run against a shared real broker. Assertions poll with the backend's {@link #patience()}; "nothing more

@@ -286,4 +286,25 @@ abstract class MetricsContracts<B> extends Contracts<B> {
         assertThat(h().count(CONSUMED, "topic", topic.name(), "consumer_group", "default"))
                 .isZero();
     }
+
+    @Test
+    @DisplayName("shove.messages.inflight follows a new group on a topic whose earlier group stopped")
+    void inflightGaugeAfterRestart() {
+        Topic<Msg> topic = plainTopic("metrics-inflight-restart");
+        var first = h().consume(topic, h().acking());
+        assertThat(first.stop(h().patience()).exitCode()).isZero();
+
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        h().consume(topic, config(c -> c.withPrefetch(4)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().publisher().publish(topic, Msg.of(2));
+        h().await("2 handlers running", () -> rec.running() == 2);
+
+        h().await("inflight = 2", () -> inflight(topic) == 2);
+        gate.open();
+    }
 }
