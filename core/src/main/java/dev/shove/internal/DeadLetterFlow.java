@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The pipeline of a topic's dead-letter queue: decode, call {@link MessageHandler#handleDead}, and acknowledge
- * whatever happens. A dead letter is never retried; one that cannot be read is logged and acknowledged.
+ * whatever happens. A dead letter is never retried; one that cannot be read (over the size limit, undecodable) is
+ * acknowledged without handleDead: a discard, so it is logged and counted in {@code shove.messages.discarded}.
  */
 final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
@@ -33,8 +34,9 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         String dlq = job.delivery.queue();
         int limit = reg.maxMessageSize;
         if (limit > 0 && payload.length > limit) {
+            reg.deadMeters.discarded("oversize");
             log.warn(
-                    "dead letter {} in '{}' is {} bytes, over maxMessageSize {}; acknowledged without handleDead",
+                    "dead letter {} in '{}' is {} bytes, over maxMessageSize {}; discarded without handleDead",
                     job.messageId(),
                     dlq,
                     payload.length,
@@ -46,8 +48,9 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         try {
             message = reg.topic.codec().decode(payload);
         } catch (Exception | StackOverflowError e) {
+            reg.deadMeters.discarded("decode");
             log.warn(
-                    "dead letter {} in '{}' cannot be decoded ({}); acknowledged without handleDead",
+                    "dead letter {} in '{}' cannot be decoded ({}); discarded without handleDead",
                     job.messageId(),
                     dlq,
                     MainFlow.firstLine(e));
@@ -56,10 +59,17 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         }
         DeadMessageMetadata metadata = metadata(job);
         C context = reg.context;
-        if (!engine.invoke(worker, job, () -> {
-            handler.handleDead(message, metadata, context);
-            return null;
-        })) {
+        boolean mine;
+        reg.deadMeters.handlerStarted();
+        try {
+            mine = engine.invoke(worker, job, () -> {
+                handler.handleDead(message, metadata, context);
+                return null;
+            });
+        } finally {
+            reg.deadMeters.handlerEnded();
+        }
+        if (!mine) {
             return;
         }
         if (worker.error != null) {
