@@ -443,6 +443,16 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         job.retryCount = wait.retryCount();
         job.requeue();
         waiting.add(job);
+        if (state != RUNNING) {
+            // Stopping: waiting out the delay here would only hold up the drain. The message is still unsettled on
+            // the broker, so returning it keeps its place at the head of its key for the next consumer. The check
+            // follows the add, so a drain that already swept the waiting set cannot miss this job.
+            if (waiting.remove(job)) {
+                returnToBroker(job);
+            }
+            signalIdle();
+            return;
+        }
         context.services()
                 .scheduler()
                 .schedule(

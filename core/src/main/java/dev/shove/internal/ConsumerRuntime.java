@@ -13,9 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -48,6 +52,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     private final Set<String> declaredReplyTopics = ConcurrentHashMap.newKeySet();
     private volatile @Nullable Duration defaultHandlerTimeout;
     private State state = State.NEW;
+    private @Nullable CompletableFuture<SupervisorOutcome> stopped;
 
     public ConsumerRuntime(BrokerServices services, C context, Consumer<ConsumerRuntime<?>> onClose) {
         this.services = services;
@@ -85,6 +90,22 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             }
         }
         this.defaultHandlerTimeout = timeout;
+    }
+
+    /**
+     * Gives {@code next} the settings made on this runtime so far (the default handler timeout, the group
+     * interceptors): {@code withContext} replaces the runtime, and must not drop what was configured before it.
+     */
+    public void copySettingsTo(ConsumerRuntime<?> next) {
+        Duration timeout = defaultHandlerTimeout;
+        if (timeout != null) {
+            next.defaultHandlerTimeout(timeout);
+        }
+        synchronized (this) {
+            for (HandlerInterceptor interceptor : groupInterceptors) {
+                next.addInterceptor(interceptor);
+            }
+        }
     }
 
     /** A registration request from a facade; checked against the backend by {@link #register}. */
@@ -190,17 +211,53 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         }
     }
 
+    /**
+     * Stops the runtime once. A later or concurrent call does not stop anything itself: it waits (up to its own
+     * {@code drainTimeout}) for the first stop to finish and reports that stop's outcome, so that, for example,
+     * {@code Broker.close()} never closes the connection under a drain that is still running.
+     */
     public SupervisorOutcome stop(Duration drainTimeout) {
         Objects.requireNonNull(drainTimeout, "drainTimeout");
+        CompletableFuture<SupervisorOutcome> done;
         List<Registration<?, C>> all;
         synchronized (this) {
-            if (state == State.STOPPED) {
-                return SupervisorOutcome.CLEAN;
+            if (stopped != null) {
+                done = stopped;
+                all = null;
+            } else {
+                done = new CompletableFuture<>();
+                stopped = done;
+                boolean wasRunning = state == State.RUNNING;
+                state = State.STOPPED;
+                all = wasRunning ? new ArrayList<>(registrations.values()) : List.of();
             }
-            boolean wasRunning = state == State.RUNNING;
-            state = State.STOPPED;
-            all = wasRunning ? new ArrayList<>(registrations.values()) : List.of();
         }
+        if (all == null) {
+            return awaitStop(done, drainTimeout);
+        }
+        SupervisorOutcome outcome = new SupervisorOutcome(0, 1, false);
+        try {
+            outcome = drain(all, drainTimeout);
+            return outcome;
+        } finally {
+            done.complete(outcome);
+        }
+    }
+
+    private static SupervisorOutcome awaitStop(CompletableFuture<SupervisorOutcome> done, Duration drainTimeout) {
+        try {
+            return done.get(drainTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return new SupervisorOutcome(0, 0, true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new SupervisorOutcome(0, 0, true);
+        } catch (ExecutionException e) {
+            return new SupervisorOutcome(0, 1, false);
+        }
+    }
+
+    private SupervisorOutcome drain(List<Registration<?, C>> all, Duration drainTimeout) {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         SupervisorOutcome outcome = SupervisorOutcome.CLEAN;
         List<Thread> stoppers = new ArrayList<>();

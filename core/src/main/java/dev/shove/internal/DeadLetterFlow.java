@@ -10,7 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The pipeline of a topic's dead-letter queue: decode, call {@code handleDead}, and acknowledge whatever happens. A
- * dead letter is never retried; one that cannot be read is logged and acknowledged.
+ * dead letter is never retried. Size limits do not apply (an oversize message was dead-lettered for its size, and
+ * handleDead should see it); one that cannot be decoded is acknowledged without handleDead: a discard, so it is logged
+ * and counted in {@code shove.messages.discarded}.
  */
 final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
@@ -33,23 +35,14 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
         byte[] payload = job.delivery.payload();
         String dlq = job.delivery.queue();
-        int limit = reg.maxMessageSize;
-        if (limit > 0 && payload.length > limit) {
-            log.warn(
-                    "dead letter {} in '{}' is {} bytes, over maxMessageSize {}; acknowledged without handleDead",
-                    job.messageId(),
-                    dlq,
-                    payload.length,
-                    limit);
-            engine.apply(job, DeliveryPolicy.ACK, null, worker);
-            return;
-        }
+        // No size limit here: an oversize message was dead-lettered for its size, and handleDead must see it.
         T message;
         try {
             message = reg.topic.codec().decode(payload);
         } catch (Exception | StackOverflowError e) {
+            reg.deadMeters.discarded("decode");
             log.warn(
-                    "dead letter {} in '{}' cannot be decoded ({}); acknowledged without handleDead",
+                    "dead letter {} in '{}' cannot be decoded ({}); discarded without handleDead",
                     job.messageId(),
                     dlq,
                     MainFlow.firstLine(e));
