@@ -387,4 +387,19 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
 
         assertThat(rec.awaitCalls(2).get(1).message()).isEqualTo(payload);
     }
+
+    @Test
+    @DisplayName("a retry at maxRetries goes straight to the DLQ, without waiting in a hold tier first")
+    void exhaustedSkipsHoldTier() {
+        // the only tier is far beyond the patience: a hop through it would never reach the DLQ in time
+        Topic<Msg> topic =
+                h().topic("no-hold-hop").holdQueue(Duration.ofMinutes(10)).dlq().build();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
+        h().consume(topic, config(c -> c.withMaxRetries(0)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
+        assertThat(death.reason()).isEqualTo("max-retries-exceeded");
+        assertThat(death.retryCount()).isZero();
+    }
 }

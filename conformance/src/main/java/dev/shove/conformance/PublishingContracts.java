@@ -16,6 +16,8 @@ import dev.shove.TopologyException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -87,7 +89,7 @@ abstract class PublishingContracts<B> extends Contracts<B> {
         h().consume(topic, rec);
         CompletableFuture<Void> accepted = h().publisher().publishAsync(topic, Msg.of(7), Map.of("k", "v"));
 
-        accepted.get(h().patience().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        accepted.get(h().patience().toMillis(), TimeUnit.MILLISECONDS);
         Recorder.Call<Msg> call = rec.awaitCalls(1).getFirst();
         assertThat(call.message()).isEqualTo(Msg.of(7));
         assertThat(call.metadata().headers()).containsEntry("k", "v");
@@ -316,7 +318,7 @@ abstract class PublishingContracts<B> extends Contracts<B> {
 
         CompletableFuture<Void> future = h().publisher().publishAsync(topic, Msg.of(1), Map.of());
         assertThatThrownBy(future::join)
-                .isInstanceOf(java.util.concurrent.CompletionException.class)
+                .isInstanceOf(CompletionException.class)
                 .cause()
                 .isInstanceOf(TopologyException.class)
                 .hasMessageContaining(topic.name());

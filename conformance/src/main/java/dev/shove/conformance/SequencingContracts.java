@@ -2,12 +2,15 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -301,10 +304,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
     void orderWithSeveralConsumers() {
         Topic<Msg> topic = sequenced("seq-consumers", SequenceFailure.SKIP);
         Recorder<Msg> rec = h().acking();
-        h().consume(
-                        topic,
-                        dev.shove.ConsumerGroupConfig.of(h().groupConfig(3, 3)).withoutAutoscaler(),
-                        rec.factory());
+        h().consume(topic, ConsumerGroupConfig.of(h().groupConfig(3, 3)).withoutAutoscaler(), rec.factory());
         for (int i = 0; i < 10; i++) {
             for (String key : List.of("a", "b", "c", "d")) {
                 h().publisher().publish(topic, new Msg(key, i));
@@ -327,15 +327,15 @@ abstract class SequencingContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, new Msg("customer-42", 0));
 
         assertThat(rec.awaitCalls(1).getFirst().metadata().headers())
-                .containsEntry(dev.shove.ShoveHeaders.SEQUENCE_KEY, "customer-42");
+                .containsEntry(ShoveHeaders.SEQUENCE_KEY, "customer-42");
     }
 
     @Test
     @DisplayName("on a sequenced topic, the continuations of a retry and of the final ack each run once")
     void continuationsAcrossInPlaceRetries() {
         Topic<Msg> topic = sequenced("seq-continuation", SequenceFailure.SKIP);
-        java.util.concurrent.atomic.AtomicInteger retried = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger retried = new AtomicInteger();
+        AtomicInteger acked = new AtomicInteger();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0
                 ? Outcome.retry().andThen(retried::incrementAndGet)
                 : Outcome.ack().andThen(acked::incrementAndGet));

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -21,12 +22,12 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         super(kit);
     }
 
-    /** Stops {@code stop} on a virtual thread, so the test can act while the drain runs. */
-    private static CompletableFuture<SupervisorOutcome> stopAsync(java.util.function.Supplier<SupervisorOutcome> stop) {
+    /** Runs {@code action} (a stop, a runUntil) on a virtual thread, so the test can act while it runs. */
+    private static CompletableFuture<SupervisorOutcome> inBackground(Supplier<SupervisorOutcome> action) {
         CompletableFuture<SupervisorOutcome> result = new CompletableFuture<>();
-        Thread.ofVirtual().name("shove-conformance-stop").start(() -> {
+        Thread.ofVirtual().name("shove-conformance-background").start(() -> {
             try {
-                result.complete(stop.get());
+                result.complete(action.get());
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
@@ -138,7 +139,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(2));
         h().await("both handlers to start", () -> gate.arrived() == 2);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop to wait for the handlers in flight", () -> !stopped.isDone());
         gate.open();
         SupervisorOutcome outcome = stopped.join();
@@ -164,7 +165,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop to wait for the handlers in flight", () -> !stopped.isDone());
         gate.open();
         assertThat(stopped.join().exitCode()).isZero();
@@ -225,7 +226,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
 
         // the drain may last longer than the patience; it must not wait for the retry's delay
         CompletableFuture<SupervisorOutcome> stopped =
-                stopAsync(() -> group.stop(h().patience().multipliedBy(3)));
+                inBackground(() -> group.stop(h().patience().multipliedBy(3)));
         h().assertStays("stop to wait for the handler in flight", () -> !stopped.isDone());
         gate.open();
         h().await("the drain to end without waiting out the retry", stopped::isDone);
@@ -268,7 +269,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var group = h().group();
         group.register(topic, config(), () -> rec);
         CompletableFuture<Void> signal = new CompletableFuture<>();
-        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> group.runUntil(signal, h().patience()));
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> group.runUntil(signal, h().patience()));
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
         assertThat(ran).isNotDone();
@@ -285,7 +286,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var supervisor = h().supervisor();
         supervisor.register(topic, rec);
         CompletableFuture<String> signal = new CompletableFuture<>();
-        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> supervisor.runUntil(signal, h().patience()));
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> supervisor.runUntil(signal, h().patience()));
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
 
@@ -377,7 +378,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(1));
         h().await("the continuation to start", () -> gate.arrived() == 1);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop waits for the continuation", () -> !stopped.isDone());
         gate.open();
         assertThat(stopped.join().exitCode()).isZero();
@@ -436,9 +437,9 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
 
-        CompletableFuture<SupervisorOutcome> first = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> first = inBackground(() -> group.stop(h().patience()));
         h().assertStays("the first stop to drain", () -> !first.isDone());
-        CompletableFuture<SupervisorOutcome> second = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> second = inBackground(() -> group.stop(h().patience()));
         h().assertStays("the second stop to wait for the drain", () -> !second.isDone());
         gate.open();
         assertThat(first.join()).isEqualTo(SupervisorOutcome.CLEAN);
@@ -457,10 +458,10 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var group = h().consume(topic, rec);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("the stop to drain", () -> !stopped.isDone());
 
-        CompletableFuture<SupervisorOutcome> closed = stopAsync(() -> {
+        CompletableFuture<SupervisorOutcome> closed = inBackground(() -> {
             h().broker().close();
             return SupervisorOutcome.CLEAN;
         });
@@ -509,7 +510,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var group = h().group();
         group.register(topic, config(), () -> h().<Msg>acking());
         CompletableFuture<Void> signal = new CompletableFuture<>();
-        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> group.runUntil(signal, h().patience()));
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> group.runUntil(signal, h().patience()));
         h().await("the group to start", () -> group.activeConsumers(topic) == 1);
 
         signal.completeExceptionally(new IllegalStateException("shutdown requested on purpose"));

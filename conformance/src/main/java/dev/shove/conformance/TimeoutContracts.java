@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shove.ConsumerOptions;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -265,7 +266,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
         Topic<Msg> topic = h().topic("timeout-seq")
                 .holdQueue(tier())
                 .dlq()
-                .sequenced(dev.shove.SequenceFailure.SKIP, Msg::key)
+                .sequenced(SequenceFailure.SKIP, Msg::key)
                 .build();
         Gate gate = h().gate();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
