@@ -20,6 +20,7 @@ import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
@@ -66,11 +67,12 @@ import org.slf4j.LoggerFactory;
 final class RabbitMqTransport implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RabbitMqTransport.class);
 
-    static final Capabilities CAPABILITIES = Capabilities.builder()
-            .durableRetries()
-            .redeliveryFlag()
-            .competingConsumers()
-            .build();
+    /** What RabbitMQ gives with publisher confirms; transactional settlement adds {@code transactions}. */
+    static Capabilities capabilities(boolean transactional) {
+        Capabilities.Builder b =
+                Capabilities.builder().durableRetries().redeliveryFlag().competingConsumers();
+        return (transactional ? b.transactions() : b).build();
+    }
 
     /** After the management API failed, how long queue depth comes from passive declares before trying it again. */
     static final Duration MANAGEMENT_RETRY_AFTER = Duration.ofMinutes(1);
@@ -78,6 +80,7 @@ final class RabbitMqTransport implements Transport {
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final RabbitMqConfig config;
+    private final Capabilities capabilities;
     private final String connectionName;
     private final MeterRegistry registry;
     private final Connection connection;
@@ -97,6 +100,7 @@ final class RabbitMqTransport implements Transport {
 
     RabbitMqTransport(RabbitMqConfig config, TransportContext context) {
         this.config = config;
+        this.capabilities = capabilities(config.isTransactionalSettlement());
         this.connectionName = config.connectionName().orElse(context.clientName());
         this.registry = context.meterRegistry();
         ThreadFactory threads = r -> Thread.ofPlatform()
@@ -230,7 +234,7 @@ final class RabbitMqTransport implements Transport {
 
     @Override
     public Capabilities capabilities() {
-        return CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -248,15 +252,10 @@ final class RabbitMqTransport implements Transport {
                     false));
         }
         String queue;
-        if (topic.isSequenced()) {
-            int shards = topic.sequencing().orElseThrow().routingShards();
-            if (message.shard() < 0 || message.shard() >= shards) {
-                return CompletableFuture.failedFuture(new IllegalArgumentException("a message for sequenced topic '"
-                        + topic.name() + "' must name its shard (0.." + (shards - 1) + "), was " + message.shard()));
-            }
-            queue = topic.shardName(message.shard());
-        } else {
-            queue = topic.name();
+        try {
+            queue = queueOf(topic, message);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
         return publisher.publish(
                 queue,
@@ -265,19 +264,41 @@ final class RabbitMqTransport implements Transport {
                 "a message of topic '" + topic.name() + "'");
     }
 
-    /** Publishes the copy a settlement asks for, with confirms: to its hold queue or to the dead-letter queue. */
+    /** The queue a message of a topic goes to: its shard for a sequenced topic, else the main queue. */
+    static String queueOf(Topic<?> topic, OutboundMessage message) {
+        if (!topic.isSequenced()) {
+            return topic.name();
+        }
+        int shards = topic.sequencing().orElseThrow().routingShards();
+        if (message.shard() < 0 || message.shard() >= shards) {
+            throw new IllegalArgumentException("a message for sequenced topic '" + topic.name()
+                    + "' must name its shard (0.." + (shards - 1) + "), was " + message.shard());
+        }
+        return topic.shardName(message.shard());
+    }
+
+    /** The AMQP properties of a copy: a reply is a new message of its topic; the others keep the original's. */
+    static AMQP.BasicProperties copyProperties(RabbitDelivery delivery, Settlement.Copy copy) {
+        return copy instanceof Settlement.Copy.ToTopic reply
+                ? AmqpMessages.forPublish(reply.message())
+                : AmqpMessages.forCopy(delivery.properties, copy.headers());
+    }
+
+    /** Publishes the copy a settlement asks for, with confirms, to the queue {@link #copyTarget} names. */
     CompletableFuture<Void> publishCopy(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
         String target = copyTarget(topic, delivery, copy);
-        String what =
-                (copy instanceof Settlement.Copy.ToHold ? "a retry copy of message " : "a dead letter of message ")
-                        + delivery.deliveryId();
-        return publisher.publish(
-                target, AmqpMessages.forCopy(delivery.properties, copy.headers()), copy.payload(), what);
+        String kind = switch (copy) {
+            case Settlement.Copy.ToHold h -> "a retry copy of message ";
+            case Settlement.Copy.ToDeadLetter d -> "a dead letter of message ";
+            case Settlement.Copy.ToTopic r -> "a reply to message ";
+        };
+        String what = kind + delivery.headers().getOrDefault(ShoveHeaders.MESSAGE_ID, delivery.deliveryId());
+        return publisher.publish(target, copyProperties(delivery, copy), copy.payload(), what);
     }
 
     /**
      * The queue a copy goes to: a hold copy to the tier's queue of the queue it came from (a shard's own tiers for a
-     * shard), a dead letter to the queue the engine named.
+     * shard), a dead letter to the queue the engine named, a reply to its topic's queue (or shard).
      */
     String copyTarget(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
         return switch (copy) {
@@ -290,6 +311,7 @@ final class RabbitMqTransport implements Transport {
                 yield tiers.get(hold.tier()).queue();
             }
             case Settlement.Copy.ToDeadLetter dead -> dead.queue();
+            case Settlement.Copy.ToTopic reply -> queueOf(reply.topic(), reply.message());
         };
     }
 

@@ -498,7 +498,7 @@ final class RabbitSubscription implements Subscription {
             for (Settlement.Copy copy : s.copies()) {
                 String target = transport.copyTarget(request.topic(), d, copy);
                 targets.add(target);
-                AMQP.BasicProperties props = AmqpMessages.forCopy(d.properties, copy.headers());
+                AMQP.BasicProperties props = RabbitMqTransport.copyProperties(d, copy);
                 publishes.add(() -> {
                     try {
                         channel.basicPublish("", target, true, props, copy.payload());

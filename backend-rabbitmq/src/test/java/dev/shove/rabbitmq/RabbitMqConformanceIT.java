@@ -46,9 +46,14 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
         admin.close();
     }
 
+    /** The backend's settings under test: publisher confirms, the default. */
+    protected RabbitMqConfig rabbitConfig() {
+        return RabbitMqConfig.of(RabbitAdmin.uri());
+    }
+
     @Override
-    protected BrokerConfig<RabbitMq> brokerConfig() {
-        RabbitMqConfig config = RabbitMqConfig.of(RabbitAdmin.uri());
+    protected final BrokerConfig<RabbitMq> brokerConfig() {
+        RabbitMqConfig config = rabbitConfig();
         return context -> new Recording(config.open(context));
     }
 

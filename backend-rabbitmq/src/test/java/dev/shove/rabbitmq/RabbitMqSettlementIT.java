@@ -216,6 +216,36 @@ class RabbitMqSettlementIT {
     }
 
     @Test
+    @DisplayName("with confirms, a reply is published to its topic before the handled message is acked")
+    void replyWithConfirms() throws Exception {
+        Topic<Order> orders = Topic.builder(admin.unique("req"), Order.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        Topic<Order> receipts = Topic.builder(admin.unique("rep"), Order.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        try (Broker<RabbitMq> broker = connect("reply")) {
+            assertThat(broker.capabilities().transactions()).isFalse();
+            broker.topology().declare(orders);
+            broker.topology().declare(receipts);
+            ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
+            group.register(
+                    orders,
+                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()),
+                    () -> (m, meta, c) -> Outcome.reply(receipts, new Order(m.id() + "-receipt", m.n())));
+            group.start();
+            broker.publisher().publish(orders, new Order("o-5", 5));
+            await().atMost(Duration.ofSeconds(10)).until(() -> admin.depth(receipts.name()) == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> admin.depth(orders.name()) == 0);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(new String(admin.get(receipts.name()).getBody(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"id\":\"o-5-receipt\",\"n\":5}");
+    }
+
+    @Test
     @DisplayName("stats reads the management API, and falls back to a passive declare without it")
     void stats() throws Exception {
         Topic<Order> topic = Topic.builder(admin.unique("stats"), Order.class)

@@ -170,4 +170,60 @@ class RabbitMqTransactionalIT {
         assertThat(admin.depth(topic.holdTiers().getFirst().queue())).isZero();
         assertThat(admin.depth(topic.dlq().orElseThrow())).isZero();
     }
+
+    record Receipt(String jobId) {}
+
+    @Test
+    @DisplayName("transactional: a reply commits with the ack; a kill between them leaves exactly one reply")
+    void transactionalReply() throws Exception {
+        Topic<Job> jobs = Topic.builder(admin.unique("txreq"), Job.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        Topic<Receipt> receipts = Topic.builder(admin.unique("txrep"), Receipt.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        String connectionName = admin.unique("txreply-conn");
+        List<MessageMetadata> handled = new CopyOnWriteArrayList<>();
+        try (Broker<RabbitMq> broker =
+                Broker.connect(admin.config(connectionName).withTransactionalSettlement())) {
+            assertThat(broker.capabilities().transactions()).isTrue();
+            broker.topology().declare(jobs);
+            broker.topology().declare(receipts);
+            RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();
+            AtomicBoolean killed = new AtomicBoolean();
+            transport.afterCopiesHook = () -> {
+                if (killed.compareAndSet(false, true)) {
+                    try {
+                        await().atMost(Duration.ofSeconds(20)).until(() -> admin.killConnection(connectionName) == 1);
+                        await().atMost(Duration.ofSeconds(10)).until(() -> !transport.isConnected());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            };
+            ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
+            group.register(
+                    jobs,
+                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
+                            .withoutDeadLetterConsumer(),
+                    () -> (m, meta, c) -> {
+                        handled.add(meta);
+                        return Outcome.reply(receipts, new Receipt(m.id()));
+                    });
+            group.start();
+            broker.publisher().publish(jobs, new Job("j-9"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> killed.get() && handled.size() >= 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.depth(jobs.name()) == 0);
+            await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
+            group.stop(Duration.ofSeconds(10));
+        }
+        assertThat(handled).hasSize(2);
+        List<GetResponse> replies = admin.drain(receipts.name());
+        assertThat(replies).as("no loss, no duplicate").hasSize(1);
+        assertThat(new String(replies.getFirst().getBody(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("{\"jobId\":\"j-9\"}");
+        assertThat(replies.getFirst().getProps().getDeliveryMode()).isEqualTo(2);
+    }
 }
