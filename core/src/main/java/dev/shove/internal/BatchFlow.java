@@ -52,7 +52,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                 envelopes.add(new Envelope<>(message, reg.metadata(job)));
                 readable.add(job);
             } catch (Registration.Unreadable e) {
-                reg.finish(engine, job, reg.policy.decodeFailure(e.getMessage(), job.retryCount), null, null);
+                reg.finish(engine, job, reg.unreadable(job, e), null, null);
             }
         }
         if (readable.isEmpty()) {

@@ -382,6 +382,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 Settlement.forward(new Settlement.Copy.ToDeadLetter(
                         request.topic().dlq().orElseThrow(), job.delivery.payload(), deadLetterHeaders(job, d)));
             case Discard d -> Settlement.ACK;
+            case DeliveryPolicy.Skip s -> Settlement.ACK;
             case WaitInPlace w -> throw new AssertionError("handled above");
         };
         submit(job, settlement, false);

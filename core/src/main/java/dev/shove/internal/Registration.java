@@ -3,6 +3,8 @@ package dev.shove.internal;
 import dev.shove.AutoscalerConfig;
 import dev.shove.BatchMessageHandler;
 import dev.shove.ConsumerOptions;
+import dev.shove.DeadMessageMetadata;
+import dev.shove.DecodeFailurePolicy;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -17,6 +19,7 @@ import dev.shove.Topic;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.SubscriptionRequest;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,6 +142,18 @@ final class Registration<T, C> {
         return null;
     }
 
+    /** The decision for a message that cannot be read; logged here when the policy retries it (others log later). */
+    DeliveryPolicy.Decision unreadable(Job job, Unreadable e) {
+        if (options.decodeFailurePolicy() == DecodeFailurePolicy.RETRY) {
+            log.warn(
+                    "message {} of topic '{}' cannot be read ({}); retrying it (decode-failure policy RETRY)",
+                    job.messageId(),
+                    topic.name(),
+                    e.getMessage());
+        }
+        return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount);
+    }
+
     /** Decodes the payload and checks the required headers. */
     T decode(Job job) throws Unreadable {
         T message;
@@ -217,6 +232,10 @@ final class Registration<T, C> {
                 meters.discarded(d.metricReason());
                 log.warn("message {} of topic '{}' is discarded: {}", job.messageId(), topic.name(), d.reason());
                 poisonIfFailAll(job);
+            }
+            case DeliveryPolicy.Skip s -> {
+                meters.discarded("decode");
+                log.warn("message {} of topic '{}' is skipped: {}", job.messageId(), topic.name(), s.reason());
             }
             default -> {}
         }
@@ -376,13 +395,56 @@ final class Registration<T, C> {
         return switch (handlers) {
             case HandlerSpec.Single<T, C> single -> {
                 MessageHandler<T, ? super C> h = fromFactory(single.factory());
-                yield h::handleDead;
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
             }
             case HandlerSpec.Batch<T, C> batch -> {
                 BatchMessageHandler<T, ? super C> h = fromFactory(batch.factory());
-                yield h::handleDead;
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
             }
         };
+    }
+
+    @FunctionalInterface
+    private interface Dead<T, C> {
+        void accept(T message, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface UnreadableDead<C> {
+        void accept(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    private static <T, C> DeadLetterFlow.DeadHandler<T, C> deadHandler(
+            Dead<T, ? super C> dead, UnreadableDead<? super C> unreadable, Class<?> handlerClass) {
+        boolean drops = !overridesUnreadable(handlerClass);
+        return new DeadLetterFlow.DeadHandler<>() {
+            @Override
+            public void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
+                dead.accept(message, metadata, context);
+            }
+
+            @Override
+            public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+                unreadable.accept(payload, metadata, context);
+            }
+
+            @Override
+            public boolean dropsUnreadable() {
+                return drops;
+            }
+        };
+    }
+
+    /** Whether a handler class implements handleUnreadableDead itself (rather than keeping the dropping default). */
+    private static boolean overridesUnreadable(Class<?> handlerClass) {
+        for (Class<?> c = handlerClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals("handleUnreadableDead") && !m.isBridge() && !m.isSynthetic()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private ConsumerEngine.Flow mainFlow() {
