@@ -188,7 +188,27 @@ final class MemQueue {
         }
     }
 
+    /**
+     * Checks that {@link #seek} to {@code position} would succeed now, without moving anything.
+     *
+     * @throws IllegalArgumentException when the position is not retained
+     */
+    void check(Position position) {
+        lock.lock();
+        try {
+            target(position);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void moveTo(Position position) {
+        cursor = target(position);
+        returned.clear();
+    }
+
+    /** Where {@code position} is in the log. Caller holds the lock. */
+    private long target(Position position) {
         if (!isLog()) {
             throw new UnsupportedOperationException("queue '" + name + "' is not a log (no retention)");
         }
@@ -219,8 +239,7 @@ final class MemQueue {
             throw new IllegalArgumentException("position %d of queue '%s' no longer exists (retained: %d to %d)"
                     .formatted(target, name, base, end));
         }
-        cursor = target;
-        returned.clear();
+        return target;
     }
 
     private void dispatch() {

@@ -107,25 +107,33 @@ final class MemSubscription implements Subscription {
         }
     }
 
+    /**
+     * Moves the queues first and forgets the abandoned deliveries only once the move succeeded: a refused move leaves
+     * them outstanding, so the engine can return them and nothing is lost.
+     */
     @Override
     public void seek(Position position, List<Delivery> abandoned) {
+        List<MemQueue> targets;
+        if (position instanceof Position.Captured captured) {
+            targets = List.of(sources.stream()
+                    .filter(q -> q.name.equals(captured.queue()))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "position " + captured + " is not in a queue of this subscription")));
+        } else {
+            targets = sources;
+        }
+        for (MemQueue q : targets) {
+            q.check(position);
+        }
+        for (MemQueue q : targets) {
+            q.seek(position);
+        }
         for (Delivery delivery : abandoned) {
             MemDelivery d = (MemDelivery) delivery;
             if (outstanding.remove(d)) {
                 d.queue.settled();
                 window.incrementAndGet();
-            }
-        }
-        if (position instanceof Position.Captured captured) {
-            MemQueue target = sources.stream()
-                    .filter(q -> q.name.equals(captured.queue()))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(
-                            "position " + captured + " is not in a queue of this subscription"));
-            target.seek(position);
-        } else {
-            for (MemQueue q : sources) {
-                q.seek(position);
             }
         }
         pumpAll();
