@@ -11,6 +11,7 @@ import dev.shove.internal.DeliveryPolicy.Hold;
 import dev.shove.internal.DeliveryPolicy.WaitInPlace;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
@@ -506,6 +507,10 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     void onSettled(Job job, @Nullable Throwable failure) {
         unconfirmed.decrementAndGet();
+        SettleCallback confirmation = job.confirmation;
+        if (confirmation != null) {
+            confirmation.settled(failure);
+        }
         if (failure != null) {
             Metrics.backendError(
                     context.services().metrics().registry(),

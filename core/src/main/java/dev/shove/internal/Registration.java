@@ -252,6 +252,8 @@ final class Registration<T, C> {
             return;
         }
         if (engineContext.services().capabilities().transactions()) {
+            // The replies are published by the settlement itself; count them as publishes once it is done.
+            job.confirmation = failure -> countReplies(replies, failure == null);
             engine.applySettlement(
                     job, new Settlement(List.copyOf(replies), Settlement.Action.ACK), continuation, worker);
             return;
@@ -277,6 +279,14 @@ final class Registration<T, C> {
             prepared.add(new Settlement.Copy.ToTopic(reply.topic(), PublisherImpl.prepareReply(reply)));
         }
         return prepared;
+    }
+
+    private void countReplies(List<Settlement.Copy.ToTopic> replies, boolean accepted) {
+        Metrics metrics = engineContext.services().metrics();
+        for (Settlement.Copy.ToTopic reply : replies) {
+            Metrics.PublishMeters meters = metrics.publish(reply.topic().name());
+            (accepted ? meters.success : meters.error).increment();
+        }
     }
 
     /** Publishes prepared replies and waits for the broker; returns the first failure, or null. */
