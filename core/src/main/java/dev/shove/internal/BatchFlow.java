@@ -118,7 +118,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
             seek = outcome.seek().orElse(seek);
         }
         if (seek != null) {
-            reg.seek(engine, seek);
+            reg.seek(engine, seek, null);
         }
     }
 

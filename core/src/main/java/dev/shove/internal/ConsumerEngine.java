@@ -405,14 +405,25 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     /**
      * Moves the subscription (a handler asked with {@link dev.shove.Outcome#andSeek}): drops every job not started
      * yet, then asks the transport to move. A refused move returns the dropped deliveries to the broker, so nothing is
-     * lost and the subscription stays where it was.
+     * lost and the subscription stays where it was. {@code inline}: the worker that settled the seeking job; the next
+     * job of its key, handed to it to run inline, is not started yet and is dropped too.
      */
-    void seek(Position position) {
+    void seek(Position position, @Nullable Worker inline) {
         Subscription sub = subscription;
         if (sub == null || state != RUNNING) {
             return;
         }
-        List<Delivery> dropped = withdraw(d -> true);
+        List<Delivery> dropped = new ArrayList<>();
+        Job next = inline == null ? null : inline.inlineNext;
+        if (next != null) {
+            inline.inlineNext = null;
+            if (next.withdraw()) {
+                // withdraw below then finds its lane's active job withdrawn and frees the lane
+                unsettled.decrementAndGet();
+                dropped.add(next.delivery);
+            }
+        }
+        dropped.addAll(withdraw(d -> true));
         try {
             sub.seek(position, dropped);
             log.info("consumer {} of queue '{}' moved to {}", consumerId, request.queue(), position);

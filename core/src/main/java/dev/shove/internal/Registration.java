@@ -320,8 +320,8 @@ final class Registration<T, C> {
         return first;
     }
 
-    /** A handler asked to move the subscription. */
-    void seek(ConsumerEngine engine, Position position) {
+    /** A handler asked to move the subscription; {@code inline} is the handler's worker (see ConsumerEngine.seek). */
+    void seek(ConsumerEngine engine, Position position, ConsumerEngine.@Nullable Worker inline) {
         if (!options.isSeeking()) {
             log.error(
                     "a handler of topic '{}' asked to seek to {}, but the registration does not allow seeking;"
@@ -330,7 +330,7 @@ final class Registration<T, C> {
                     position);
             return;
         }
-        engine.seek(position);
+        engine.seek(position, inline);
     }
 
     synchronized void start() {
