@@ -12,6 +12,7 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.ConsumerOptions;
 import dev.shove.Outcome;
 import dev.shove.Position;
+import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -84,6 +85,41 @@ abstract class SeekContracts<B> extends Contracts<B> {
         rec.awaitCalls(8);
         rec.assertNoMoreCalls(8);
         assertThat(numbers(rec)).containsExactly(0, 1, 2, 3, 1, 2, 3, 4);
+    }
+
+    @Test
+    @DisplayName("on a sequenced topic, andSeek replays the key from the position, in order: later messages of the"
+            + " key do not slip in before the replay")
+    void sequencedSeekKeepsOrder() {
+        requireSeek();
+        Topic<Msg> topic = h().topic("seek-sequenced")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(1)
+                .build();
+        h().broker().topology().declare(topic);
+        for (int i = 0; i < 4; i++) {
+            h().publisher().publish(topic, new Msg("a", i));
+        }
+        AtomicReference<Position> first = new AtomicReference<>();
+        AtomicBoolean sought = new AtomicBoolean();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            if (m.n() == 0) {
+                first.compareAndSet(null, meta.position().orElseThrow());
+            }
+            if (m.n() == 2 && sought.compareAndSet(false, true)) {
+                return Outcome.ack().andSeek(first.get());
+            }
+            return Outcome.ack();
+        });
+        h().consume(topic, seeking(), rec);
+
+        rec.awaitCalls(7);
+        rec.assertNoMoreCalls(7);
+        assertThat(rec.calls())
+                .extracting(c -> c.message().label())
+                .containsExactly("a0", "a1", "a2", "a0", "a1", "a2", "a3");
     }
 
     @Test
