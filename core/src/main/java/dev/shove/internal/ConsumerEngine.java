@@ -53,6 +53,9 @@ import org.slf4j.LoggerFactory;
 final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private static final Logger log = LoggerFactory.getLogger(ConsumerEngine.class);
 
+    /** How long a worker gathering a batch waits for more at a time before it looks at the state again. */
+    private static final long GATHER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private static final int NEW = 0;
     private static final int RUNNING = 1;
     private static final int STOPPING = 2;
@@ -268,12 +271,19 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     if (left <= 0) {
                         break;
                     }
-                    Job next = ready.poll(left, TimeUnit.NANOSECONDS);
-                    if (next == null) {
+                    Job next;
+                    try {
+                        // In slices, so that a stop is noticed at once rather than after maxWait.
+                        next = ready.poll(Math.min(left, GATHER_SLICE_NANOS), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        // Only stop interrupts a gathering worker (it is retired by then): hand back what was
+                        // gathered, so that those jobs are returned to the broker rather than forgotten.
                         break;
                     }
-                    jobs.add(next);
-                    ready.drainTo(jobs, max - jobs.size());
+                    if (next != null) {
+                        jobs.add(next);
+                        ready.drainTo(jobs, max - jobs.size());
+                    }
                 }
             }
             return jobs;

@@ -38,15 +38,21 @@ class BatchContinuationTest {
             .build();
 
     /** A settlement the transport was asked for, waiting for the test to confirm it. */
-    record Held(Delivery delivery, SettleCallback callback) {}
+    record Held(Delivery delivery, Settlement settlement, SettleCallback callback) {}
 
     /**
      * A transport that hands over its backlog as soon as the main queue is subscribed (so the first batch holds all
-     * of it) and confirms settlements only when the test says so.
+     * of it) and confirms acknowledgements only when the test says so (returns at once).
      */
     static final class HoldingTransport implements Transport {
         final List<Held> held = new CopyOnWriteArrayList<>();
-        final List<Delivery> backlog = List.of(TestDelivery.of("d0"), TestDelivery.of("d1"), TestDelivery.of("d2"));
+        final Capabilities capabilities;
+        final List<Delivery> backlog;
+
+        HoldingTransport(Capabilities capabilities, List<Delivery> backlog) {
+            this.capabilities = capabilities;
+            this.backlog = List.copyOf(backlog);
+        }
 
         @Override
         public String name() {
@@ -55,7 +61,7 @@ class BatchContinuationTest {
 
         @Override
         public Capabilities capabilities() {
-            return Capabilities.builder().nativeBatches().build();
+            return capabilities;
         }
 
         @Override
@@ -74,7 +80,10 @@ class BatchContinuationTest {
             return new Subscription() {
                 @Override
                 public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
-                    held.add(new Held(delivery, callback));
+                    held.add(new Held(delivery, settlement, callback));
+                    if (settlement.action() == Settlement.Action.RETURN) {
+                        callback.settled(null);
+                    }
                 }
 
                 @Override
@@ -97,7 +106,9 @@ class BatchContinuationTest {
         public void close() {}
     }
 
-    private final HoldingTransport transport = new HoldingTransport();
+    private final HoldingTransport transport = new HoldingTransport(
+            Capabilities.builder().nativeBatches().build(),
+            List.of(TestDelivery.of("d0"), TestDelivery.of("d1"), TestDelivery.of("d2")));
     private final BrokerServices services =
             new BrokerServices(transport, new Metrics(new SimpleMeterRegistry()), "test");
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
