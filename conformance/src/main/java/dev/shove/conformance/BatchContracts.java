@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -111,6 +112,35 @@ abstract class BatchContracts<B> extends Contracts<B> {
         BatchRecorder.Batch<Msg> batch = rec.awaitBatches(1).getFirst();
         assertThat(batch.messages()).containsExactly(Msg.of(1));
         assertThat(millisBetween(published, batch.startNanos())).isGreaterThanOrEqualTo(atLeastMillis(maxWait));
+    }
+
+    @Test
+    @DisplayName("a stop does not wait out maxWait: a partial batch still gathering is returned at once, and the next"
+            + " group gets its messages")
+    void stopWhileGathering() {
+        assumeFalse(
+                capabilities().nativeBatches(),
+                "the backend receives in batches and hands over what arrived without waiting");
+        Topic<Msg> topic = plainTopic("batch-stop-gathering");
+        BatchRecorder<Msg> rec = h().ackingBatches();
+        // the batch would wait far longer than the patience for company
+        var group = h().consumeBatch(
+                        topic, config(), BatchOptions.of(10, h().patience().multipliedBy(3)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().assertStays(
+                        "the partial batch to wait for company",
+                        () -> rec.batches().isEmpty());
+
+        CompletableFuture<SupervisorOutcome> stopped = new CompletableFuture<>();
+        Thread.ofVirtual()
+                .name("shove-conformance-stop")
+                .start(() -> stopped.complete(group.stop(h().patience().multipliedBy(3))));
+        h().await("the stop to return without waiting out maxWait", stopped::isDone);
+        assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
+        assertThat(rec.batches()).isEmpty();
+        Recorder<Msg> next = h().acking();
+        h().consume(topic, next);
+        assertThat(next.awaitCalls(1).getFirst().message()).isEqualTo(Msg.of(1));
     }
 
     @Test
