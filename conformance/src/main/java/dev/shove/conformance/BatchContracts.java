@@ -411,7 +411,9 @@ abstract class BatchContracts<B> extends Contracts<B> {
 
         rec.awaitDeaths(3);
         assertThat(rec.deaths()).extracting(Recorder.Death::message).containsExactlyInAnyOrderElementsOf(all);
-        assertThat(gate.interrupted()).isEqualTo(rec.batches().size());
+        h().await(
+                        "every batch handler to be interrupted",
+                        () -> gate.interrupted() == rec.batches().size());
     }
 
     @Test

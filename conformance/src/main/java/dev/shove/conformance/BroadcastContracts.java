@@ -36,7 +36,7 @@ abstract class BroadcastContracts<B> extends Contracts<B> {
         return h().topic(prefix).broadcast().build();
     }
 
-    /** Two groups of their own (distinct group names) on {@code topic}. */
+    /** One consumer in a group of its own: a distinct group name. */
     private ConsumerGroupConfig<B> subscriber(String name) {
         return config().withGroupName(h().name(name));
     }

@@ -269,8 +269,8 @@ abstract class ReplyContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("the continuation of a replying outcome runs once, after the input settled, with the reply already"
-            + " published")
+    @DisplayName("the continuation of a replying outcome runs once, after the input settled; the reply is on the"
+            + " broker and the input is not delivered again")
     void replyContinuation() {
         Topic<Msg> in = plainTopic("reply-continuation-in");
         Topic<Msg> out = plainTopic("reply-continuation-out");
