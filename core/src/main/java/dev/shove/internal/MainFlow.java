@@ -63,7 +63,7 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         } else {
             reg.finish(engine, job, decision, outcome.continuation().orElse(null), worker);
         }
-        outcome.seek().ifPresent(position -> reg.seek(engine, position));
+        outcome.seek().ifPresent(position -> reg.seek(engine, position, worker));
     }
 
     @Override

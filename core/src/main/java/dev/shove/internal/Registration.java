@@ -271,6 +271,8 @@ final class Registration<T, C> {
             return;
         }
         if (engineContext.services().capabilities().transactions()) {
+            // The replies are published by the settlement itself; count them as publishes once it is done.
+            job.confirmation = failure -> countReplies(replies, failure == null);
             engine.applySettlement(
                     job, new Settlement(List.copyOf(replies), Settlement.Action.ACK), continuation, worker);
             return;
@@ -296,6 +298,14 @@ final class Registration<T, C> {
             prepared.add(new Settlement.Copy.ToTopic(reply.topic(), PublisherImpl.prepareReply(reply)));
         }
         return prepared;
+    }
+
+    private void countReplies(List<Settlement.Copy.ToTopic> replies, boolean accepted) {
+        Metrics metrics = engineContext.services().metrics();
+        for (Settlement.Copy.ToTopic reply : replies) {
+            Metrics.PublishMeters meters = metrics.publish(reply.topic().name());
+            (accepted ? meters.success : meters.error).increment();
+        }
     }
 
     /** Publishes prepared replies and waits for the broker; returns the first failure, or null. */
@@ -329,8 +339,8 @@ final class Registration<T, C> {
         return first;
     }
 
-    /** A handler asked to move the subscription. */
-    void seek(ConsumerEngine engine, Position position) {
+    /** A handler asked to move the subscription; {@code inline} is the handler's worker (see ConsumerEngine.seek). */
+    void seek(ConsumerEngine engine, Position position, ConsumerEngine.@Nullable Worker inline) {
         if (!options.isSeeking()) {
             log.error(
                     "a handler of topic '{}' asked to seek to {}, but the registration does not allow seeking;"
@@ -339,7 +349,7 @@ final class Registration<T, C> {
                     position);
             return;
         }
-        engine.seek(position);
+        engine.seek(position, inline);
     }
 
     synchronized void start() {
