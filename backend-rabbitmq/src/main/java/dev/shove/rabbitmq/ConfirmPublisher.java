@@ -32,14 +32,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes with publisher confirms over a small pool of channels, each queue on its own channel of the pool (which
- * keeps a queue's publish order, as RabbitMQ orders only within a channel). A publish completes when the broker
- * confirms it ({@code basic.ack}): the message is then in every queue it was routed to, on disk for a persistent
- * message in a durable queue.
+ * Publishes with publisher confirms over a small pool of channels, each queue (or exchange) on its own channel of the
+ * pool (which keeps a queue's publish order, as RabbitMQ orders only within a channel). A publish completes when the
+ * broker confirms it ({@code basic.ack}): the message is then in every queue it was routed to, on disk for a
+ * persistent message in a durable queue.
  *
- * <p>Every publish is {@code mandatory}: a message no queue takes (its queue was deleted, its topic never declared)
- * comes back as {@code basic.return} and fails with a {@link TopologyException}, instead of vanishing. A {@code
- * basic.nack} (the broker could not store it) fails with a {@link PublishException}. Neither is retried. When the
+ * <p>Every publish to a queue is {@code mandatory}: a message no queue takes (its queue was deleted, its topic never
+ * declared) comes back as {@code basic.return} and fails with a {@link TopologyException}, instead of vanishing. A
+ * publish to a broadcast topic's fanout exchange is not (see {@link Route}). A {@code basic.nack} (the broker could
+ * not store it) fails with a {@link PublishException}. Neither is retried. When the
  * channel or connection fails under a publish, its fate is unknown and it is tried again, up to the configured
  * attempts, with jittered exponential backoff (so it may be stored twice: at-least-once).
  *
@@ -94,17 +95,17 @@ final class ConfirmPublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes one message to a queue through the default exchange. {@code what} names it for errors, e.g. {@code
+     * Publishes one message to a queue or a fanout exchange. {@code what} names it for errors, e.g. {@code a message of
      * topic 'orders'} or {@code a retry copy of message m-1}.
      */
-    CompletableFuture<Void> publish(String queue, AMQP.BasicProperties properties, byte[] body, String what) {
+    CompletableFuture<Void> publish(Route route, AMQP.BasicProperties properties, byte[] body, String what) {
         CompletableFuture<Void> result = new CompletableFuture<>();
-        attempt(queue, properties, body, what, 1, result);
+        attempt(route, properties, body, what, 1, result);
         return result;
     }
 
     private void attempt(
-            String queue,
+            Route route,
             AMQP.BasicProperties properties,
             byte[] body,
             String what,
@@ -112,14 +113,14 @@ final class ConfirmPublisher implements AutoCloseable {
             CompletableFuture<Void> result) {
         if (closed) {
             result.completeExceptionally(new PublishException(
-                    "cannot publish " + what + " to queue '" + queue + "': the RabbitMQ broker connection is closed",
+                    "cannot publish " + what + " to " + route + ": the RabbitMQ broker connection is closed",
                     null,
                     false));
             return;
         }
         CompletableFuture<Void> confirmed;
         try {
-            confirmed = channel(queue).publish(queue, properties, body);
+            confirmed = channel(route).publish(route, properties, body);
         } catch (IOException | ShutdownSignalException | ChannelUnavailable e) {
             confirmed = CompletableFuture.failedFuture(new Lost(e));
         }
@@ -129,19 +130,19 @@ final class ConfirmPublisher implements AutoCloseable {
             } else if (failure instanceof Lost lost && attempt < attempts && !closed) {
                 long delay = backoffMillis(attempt);
                 log.debug(
-                        "publishing {} to queue '{}' failed ({}); attempt {} of {} in {} ms",
+                        "publishing {} to {} failed ({}); attempt {} of {} in {} ms",
                         what,
-                        queue,
+                        route,
                         lost.getCause(),
                         attempt + 1,
                         attempts,
                         delay);
                 scheduler.schedule(
-                        () -> completions.execute(() -> attempt(queue, properties, body, what, attempt + 1, result)),
+                        () -> completions.execute(() -> attempt(route, properties, body, what, attempt + 1, result)),
                         delay,
                         TimeUnit.MILLISECONDS);
             } else {
-                result.completeExceptionally(describe(failure, queue, what, attempt));
+                result.completeExceptionally(describe(failure, route, what, attempt));
             }
         });
     }
@@ -152,48 +153,49 @@ final class ConfirmPublisher implements AutoCloseable {
         return d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
     }
 
-    private Throwable describe(Throwable failure, String queue, String what, int attempt) {
+    private Throwable describe(Throwable failure, Route route, String what, int attempt) {
         return switch (failure) {
             case Returned r ->
-                new TopologyException("RabbitMQ could not route " + what + " to queue '" + queue + "' ("
+                new TopologyException("RabbitMQ could not route " + what + " to " + route + " ("
                         + r.replyCode + " " + r.replyText + "): the queue does not exist. Declare the topic first with"
                         + " broker.topology().declare(topic)");
             case Nacked n ->
                 new PublishException(
-                        "RabbitMQ refused " + what + " for queue '" + queue + "' (basic.nack): the broker could not"
+                        "RabbitMQ refused " + what + " for " + route + " (basic.nack): the broker could not"
                                 + " store it, which points at a broker-side problem (see the broker's log); it was not"
                                 + " published",
                         null,
                         true);
             case ConfirmTimeout t ->
                 new PublishException(
-                        "RabbitMQ did not confirm " + what + " for queue '" + queue + "' within "
+                        "RabbitMQ did not confirm " + what + " for " + route + " within "
                                 + TimeUnit.NANOSECONDS.toMillis(confirmTimeoutNanos) + " ms (is the broker blocked by"
                                 + " a memory or disk alarm?); it may or may not have been stored",
                         null,
                         true);
             case Lost l ->
                 new PublishException(
-                        "publishing " + what + " to queue '" + queue + "' on RabbitMQ at " + brokerAddress
+                        "publishing " + what + " to " + route + " on RabbitMQ at " + brokerAddress
                                 + " failed after " + attempt + " attempt(s): "
                                 + RabbitTopology.describe(l.getCause())
                                 + (closed ? "" : "; the connection recovers by itself, publish again later"),
                         l.getCause(),
                         true);
             default ->
-                new PublishException(
-                        "publishing " + what + " to queue '" + queue + "' failed: " + failure, failure, false);
+                new PublishException("publishing " + what + " to " + route + " failed: " + failure, failure, false);
         };
     }
 
     /**
-     * The channel for a queue: always the same one while it is open, because RabbitMQ keeps the order of messages
-     * only within a channel, and a sequenced topic's shard needs its publish order. Another open channel stands in
-     * only when that one is down on its own; when the connection is down, nothing is open and the publish backs off.
+     * The channel for a queue (or exchange): always the same one while it is open, because RabbitMQ keeps the order
+     * of messages only within a channel, and a sequenced topic's shard needs its publish order. Another open channel
+     * stands in only when that one is down on its own; when the connection is down, nothing is open and the publish
+     * backs off.
      */
-    private PooledChannel channel(String queue) throws IOException, ChannelUnavailable {
+    private PooledChannel channel(Route route) throws IOException, ChannelUnavailable {
         int n = pool.length;
-        int home = Math.floorMod(queue.hashCode(), n);
+        String key = route.isQueue() ? route.routingKey() : route.exchange();
+        int home = Math.floorMod(key.hashCode(), n);
         for (int i = 0; i < n; i++) {
             int index = (home + i) % n;
             PooledChannel c = pool[index];
@@ -290,7 +292,7 @@ final class ConfirmPublisher implements AutoCloseable {
 
     /** A publish waiting for its confirm. */
     private static final class Pending {
-        final String routingKey;
+        final Route route;
         final @Nullable String messageId;
         final byte[] body;
         final long sentNanos = System.nanoTime();
@@ -299,8 +301,8 @@ final class ConfirmPublisher implements AutoCloseable {
         @Nullable
         Returned returned;
 
-        Pending(String routingKey, @Nullable String messageId, byte[] body) {
-            this.routingKey = routingKey;
+        Pending(Route route, @Nullable String messageId, byte[] body) {
+            this.route = route;
             this.messageId = messageId;
             this.body = body;
         }
@@ -325,15 +327,15 @@ final class ConfirmPublisher implements AutoCloseable {
             channel.addShutdownListener(this);
         }
 
-        CompletableFuture<Void> publish(String queue, AMQP.BasicProperties properties, byte[] body) throws IOException {
-            Pending p = new Pending(queue, messageId(properties), body);
+        CompletableFuture<Void> publish(Route route, AMQP.BasicProperties properties, byte[] body) throws IOException {
+            Pending p = new Pending(route, messageId(properties), body);
             long seq;
             lock.lock();
             try {
                 seq = channel.getNextPublishSeqNo();
                 pending.put(seq, p);
                 try {
-                    channel.basicPublish("", queue, true, properties, body);
+                    channel.basicPublish(route.exchange(), route.routingKey(), route.mandatory(), properties, body);
                 } catch (IOException | RuntimeException e) {
                     pending.remove(seq);
                     throw e;
@@ -428,7 +430,8 @@ final class ConfirmPublisher implements AutoCloseable {
             try {
                 for (Pending p : pending.values()) {
                     if (p.returned == null
-                            && p.routingKey.equals(routingKey)
+                            && p.route.exchange().equals(exchange)
+                            && p.route.routingKey().equals(routingKey)
                             && Objects.equals(p.messageId, id)
                             && Arrays.equals(p.body, body)) {
                         p.returned = new Returned(replyCode, replyText);

@@ -11,6 +11,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.TopologyRecoveryException;
 import com.rabbitmq.client.impl.ForgivingExceptionHandler;
+import com.rabbitmq.client.impl.recovery.AutorecoveringConnection;
 import com.rabbitmq.client.impl.recovery.RecordedBinding;
 import com.rabbitmq.client.impl.recovery.RecordedConsumer;
 import com.rabbitmq.client.impl.recovery.RecordedExchange;
@@ -39,6 +40,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -61,16 +63,21 @@ import org.slf4j.LoggerFactory;
  * where a copy goes is the engine's {@link Settlement}; this class only knows which RabbitMQ queue that is.
  *
  * <p>Connection recovery re-dials the broker every {@link RabbitMqConfig#recoveryInterval()} until it answers, then
- * reopens every channel and re-registers every consumer (queues are durable and are not redeclared). Unacknowledged
- * deliveries of the lost connection are requeued by the broker and delivered again.
+ * reopens every channel and re-registers the consumers of open subscriptions (queues are durable and are not
+ * redeclared). Unacknowledged deliveries of the lost connection are requeued by the broker and delivered again. The
+ * one exception is a broadcast subscription's queue: exclusive to the connection, it died with it, so it is declared
+ * again (under a new server-chosen name) and bound to its topic's exchange before its consumer is re-registered.
  */
 final class RabbitMqTransport implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RabbitMqTransport.class);
 
     /** What RabbitMQ gives with publisher confirms; transactional settlement adds {@code transactions}. */
     static Capabilities capabilities(boolean transactional) {
-        Capabilities.Builder b =
-                Capabilities.builder().durableRetries().redeliveryFlag().competingConsumers();
+        Capabilities.Builder b = Capabilities.builder()
+                .durableRetries()
+                .redeliveryFlag()
+                .competingConsumers()
+                .broadcast();
         return (transactional ? b.transactions() : b).build();
     }
 
@@ -90,6 +97,11 @@ final class RabbitMqTransport implements Transport {
     private final RabbitTopology topology;
     private final @Nullable ManagementApi management;
     private final ConcurrentHashMap<String, RabbitSubscription> consumers = new ConcurrentHashMap<>();
+    /** The queues of open broadcast subscriptions, by their current name: the only queues recovery declares. */
+    private final ConcurrentHashMap<String, RabbitSubscription> broadcastQueues = new ConcurrentHashMap<>();
+    /** Broadcast exchanges known to exist: declared or checked by this transport, no publish failed since. */
+    private final Set<String> knownExchanges = ConcurrentHashMap.newKeySet();
+
     private final AtomicLong consumerSeq = new AtomicLong();
     private final AtomicInteger threadSeq = new AtomicInteger();
     private volatile long managementBackOffUntil;
@@ -136,6 +148,9 @@ final class RabbitMqTransport implements Transport {
                 log.info("RabbitMQ at {} unblocked connection '{}'", config.redactedUri(), connectionName);
             }
         });
+        if (connection instanceof AutorecoveringConnection recovering) {
+            recovering.addQueueRecoveryListener(this::broadcastQueueRecovered);
+        }
         if (connection instanceof Recoverable recoverable) {
             recoverable.addRecoveryListener(new RecoveryListener() {
                 @Override
@@ -180,7 +195,7 @@ final class RabbitMqTransport implements Transport {
         factory.setThreadFactory(threads);
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(true);
-        factory.setTopologyRecoveryFilter(new ConsumersOnly());
+        factory.setTopologyRecoveryFilter(new OpenSubscriptionsOnly());
         factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
         factory.setExceptionHandler(new Handler());
         if (config.isTls()) {
@@ -241,6 +256,9 @@ final class RabbitMqTransport implements Transport {
     public void declare(Topic<?> topic) {
         checkOpen();
         topology.declare(topic);
+        if (topic.isBroadcast()) {
+            knownExchanges.add(RabbitTopology.broadcastExchange(topic));
+        }
     }
 
     @Override
@@ -251,17 +269,58 @@ final class RabbitMqTransport implements Transport {
                     null,
                     false));
         }
-        String queue;
+        Route route;
         try {
-            queue = queueOf(topic, message);
-        } catch (IllegalArgumentException e) {
+            route = routeOf(topic, message);
+            if (topic.isBroadcast()) {
+                checkExchange(topic, route);
+            }
+        } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return publisher.publish(
-                queue,
+        CompletableFuture<Void> published = publisher.publish(
+                route,
                 AmqpMessages.forPublish(message),
                 message.payload(),
                 "a message of topic '" + topic.name() + "'");
+        if (topic.isBroadcast()) {
+            published.whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    knownExchanges.remove(route.exchange()); // deleted under us? the next publish checks again
+                }
+            });
+        }
+        return published;
+    }
+
+    /**
+     * Makes sure a broadcast topic's exchange exists before the first publish to it. Publishing to a missing exchange
+     * is a channel error that would close a pooled publishing channel and fail every publish in flight on it; a
+     * passive declare on a channel of its own fails alone, and says what to do. While the connection is down the
+     * check is skipped, and the publish waits for the connection like any other.
+     */
+    private void checkExchange(Topic<?> topic, Route route) {
+        if (knownExchanges.contains(route.exchange())) {
+            return;
+        }
+        boolean exists;
+        try {
+            exists = topology.exchangeExists(topic);
+        } catch (BrokerUnavailableException e) {
+            return;
+        }
+        if (!exists) {
+            throw new TopologyException("cannot publish to broadcast topic '" + topic.name() + "': its " + route
+                    + " does not exist on RabbitMQ. Declare the topic first with broker.topology().declare(topic)");
+        }
+        knownExchanges.add(route.exchange());
+    }
+
+    /** Where a message of a topic goes: a broadcast topic's exchange, a sequenced topic's shard, or the main queue. */
+    static Route routeOf(Topic<?> topic, OutboundMessage message) {
+        return topic.isBroadcast()
+                ? Route.fanout(RabbitTopology.broadcastExchange(topic))
+                : Route.queue(queueOf(topic, message));
     }
 
     /** The queue a message of a topic goes to: its shard for a sequenced topic, else the main queue. */
@@ -284,9 +343,9 @@ final class RabbitMqTransport implements Transport {
                 : AmqpMessages.forCopy(delivery.properties, copy.headers());
     }
 
-    /** Publishes the copy a settlement asks for, with confirms, to the queue {@link #copyTarget} names. */
+    /** Publishes the copy a settlement asks for, with confirms, to where {@link #copyTarget} says. */
     CompletableFuture<Void> publishCopy(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
-        String target = copyTarget(topic, delivery, copy);
+        Route target = copyTarget(topic, delivery, copy);
         String kind = switch (copy) {
             case Settlement.Copy.ToHold h -> "a retry copy of message ";
             case Settlement.Copy.ToDeadLetter d -> "a dead letter of message ";
@@ -297,10 +356,10 @@ final class RabbitMqTransport implements Transport {
     }
 
     /**
-     * The queue a copy goes to: a hold copy to the tier's queue of the queue it came from (a shard's own tiers for a
-     * shard), a dead letter to the queue the engine named, a reply to its topic's queue (or shard).
+     * Where a copy goes: a hold copy to the tier's queue of the queue it came from (a shard's own tiers for a shard),
+     * a dead letter to the queue the engine named, a reply to its topic's queue (or shard, or broadcast exchange).
      */
-    String copyTarget(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
+    Route copyTarget(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
         return switch (copy) {
             case Settlement.Copy.ToHold hold -> {
                 List<HoldTier> tiers = delivery.shard >= 0 ? topic.shardHoldTiers(delivery.shard) : topic.holdTiers();
@@ -308,10 +367,10 @@ final class RabbitMqTransport implements Transport {
                     throw new IllegalArgumentException("topic '" + topic.name() + "' has no hold tier " + hold.tier()
                             + " (it has " + tiers.size() + ")");
                 }
-                yield tiers.get(hold.tier()).queue();
+                yield Route.queue(tiers.get(hold.tier()).queue());
             }
-            case Settlement.Copy.ToDeadLetter dead -> dead.queue();
-            case Settlement.Copy.ToTopic reply -> queueOf(reply.topic(), reply.message());
+            case Settlement.Copy.ToDeadLetter dead -> Route.queue(dead.queue());
+            case Settlement.Copy.ToTopic reply -> routeOf(reply.topic(), reply.message());
         };
     }
 
@@ -335,6 +394,44 @@ final class RabbitMqTransport implements Transport {
         consumers.remove(consumerTag);
     }
 
+    /** A broadcast subscription's queue, to be declared again when the connection recovers. */
+    void registerBroadcastQueue(String queue, RabbitSubscription subscription) {
+        broadcastQueues.put(queue, subscription);
+    }
+
+    /** The subscription is closing: its queue is not to come back, and the client may forget it. */
+    void unregisterBroadcastQueue(String queue) {
+        broadcastQueues.remove(queue);
+        if (connection instanceof AutorecoveringConnection recovering) {
+            recovering.excludeQueueFromRecovery(queue, false);
+        }
+    }
+
+    /** Recovery declared a broadcast queue again: the server chose a new name, which its subscription now reads. */
+    private void broadcastQueueRecovered(String oldName, String newName) {
+        RabbitSubscription subscription = broadcastQueues.remove(oldName);
+        if (subscription != null) {
+            broadcastQueues.put(newName, subscription);
+            subscription.broadcastQueueRecovered(oldName, newName);
+        }
+    }
+
+    /** Deletes a queue on a channel of its own, for when the channel that declared it is gone; failures are logged. */
+    void deleteQueueQuietly(String queue) {
+        try {
+            Channel channel = connection.createChannel();
+            if (channel != null) {
+                try {
+                    channel.queueDelete(queue);
+                } finally {
+                    RabbitTopology.closeQuietly(channel);
+                }
+            }
+        } catch (IOException | ShutdownSignalException e) {
+            log.debug("deleting queue '{}' failed: {}", queue, e.toString());
+        }
+    }
+
     void schedule(Runnable task, Duration delay) {
         try {
             scheduler.schedule(() -> completions.execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
@@ -353,6 +450,9 @@ final class RabbitMqTransport implements Transport {
     @Override
     public QueueStats stats(Topic<?> topic) {
         checkOpen();
+        if (topic.isBroadcast()) {
+            return new QueueStats(0, 0); // nothing waits for a group: each subscriber has a queue of its own
+        }
         List<String> queues = new ArrayList<>();
         topic.sequencing()
                 .ifPresentOrElse(
@@ -502,10 +602,13 @@ final class RabbitMqTransport implements Transport {
     }
 
     /**
-     * After a connection recovery, re-register consumers only: queues are durable and survive the broker, and
-     * redeclaring them from the client's record could resurrect a queue an operator deleted on purpose.
+     * After a connection recovery, re-register the consumers of open subscriptions, and declare and bind again the
+     * queues of open broadcast subscriptions, which were exclusive to the lost connection. Nothing else: the topics'
+     * queues and exchanges are durable and survive the broker, and redeclaring them from the client's record could
+     * resurrect one an operator deleted on purpose. A consumer whose subscription has closed (while the connection
+     * was down, say) is not brought back.
      */
-    private static final class ConsumersOnly implements TopologyRecoveryFilter {
+    private final class OpenSubscriptionsOnly implements TopologyRecoveryFilter {
         @Override
         public boolean filterExchange(RecordedExchange exchange) {
             return false;
@@ -513,17 +616,17 @@ final class RabbitMqTransport implements Transport {
 
         @Override
         public boolean filterQueue(RecordedQueue queue) {
-            return false;
+            return broadcastQueues.containsKey(queue.getName());
         }
 
         @Override
         public boolean filterBinding(RecordedBinding binding) {
-            return false;
+            return broadcastQueues.containsKey(binding.getDestination());
         }
 
         @Override
         public boolean filterConsumer(RecordedConsumer consumer) {
-            return true;
+            return consumers.containsKey(consumer.getConsumerTag());
         }
     }
 
@@ -532,11 +635,14 @@ final class RabbitMqTransport implements Transport {
         @Override
         public void handleTopologyRecoveryException(Connection conn, Channel ch, TopologyRecoveryException exception) {
             super.handleTopologyRecoveryException(conn, ch, exception);
-            if (exception.getRecordedEntity() instanceof RecordedConsumer consumer) {
-                RabbitSubscription subscription = consumers.get(consumer.getConsumerTag());
-                if (subscription != null) {
-                    subscription.recoveryFailed(exception);
-                }
+            RabbitSubscription subscription = switch (exception.getRecordedEntity()) {
+                case RecordedConsumer consumer -> consumers.get(consumer.getConsumerTag());
+                case RecordedQueue queue -> broadcastQueues.get(queue.getName());
+                case RecordedBinding binding -> broadcastQueues.get(binding.getDestination());
+                case null, default -> null;
+            };
+            if (subscription != null) {
+                subscription.recoveryFailed(exception);
             }
             registry.counter("shove.backend.errors", "backend", name(), "kind", "recovery")
                     .increment();

@@ -11,6 +11,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.impl.recovery.AutorecoveringChannel;
 import com.rabbitmq.client.impl.recovery.RecoveryAwareChannelN;
 import dev.shove.BrokerUnavailableException;
+import dev.shove.Position;
 import dev.shove.ShoveException;
 import dev.shove.TopologyException;
 import dev.shove.spi.Delivery;
@@ -25,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
@@ -53,6 +55,14 @@ import org.slf4j.LoggerFactory;
  * deliveries later (their handlers may still be running). A delivery the client dispatches late from the old channel
  * is recognised by its tag (the recovering client shifts new tags past every old one) and dropped. A channel closed
  * by a broker error is not recovered: it is reported to the engine with the broker's reason and the queue.
+ *
+ * <p><b>Broadcast.</b> A subscription to a broadcast topic declares a queue of its own: server-named, exclusive to the
+ * connection, auto-delete and not durable, bound to the topic's fanout exchange, so it receives every message
+ * published while it is subscribed, and nothing earlier. The queue goes when the consumer is cancelled (pause, close),
+ * when the channel closes, and with the connection; connection recovery declares a new one and binds it again before
+ * the consumer resumes (see {@link RabbitMqTransport}). What it held, and what was published while there was none, is
+ * lost: a broadcast is best effort. Settlement is the same as on any queue; a return requeues to the subscription's
+ * own queue, which is deleted right after.
  */
 final class RabbitSubscription implements Subscription {
     private static final Logger log = LoggerFactory.getLogger(RabbitSubscription.class);
@@ -68,8 +78,18 @@ final class RabbitSubscription implements Subscription {
 
     private static final SettleCallback NONE = failure -> {};
 
-    /** One queue this subscription consumes. */
-    private record Source(String queue, int shard, String consumerTag) {}
+    /** One queue this subscription consumes; a broadcast queue gets a new name when recovery declares it again. */
+    private static final class Source {
+        final int shard;
+        final String consumerTag;
+        volatile String queue;
+
+        Source(String queue, int shard, String consumerTag) {
+            this.queue = queue;
+            this.shard = shard;
+            this.consumerTag = consumerTag;
+        }
+    }
 
     private enum Kind {
         /** Acknowledge (copies, if any, are confirmed already). */
@@ -94,6 +114,7 @@ final class RabbitSubscription implements Subscription {
     private final DeliverySink sink;
     private final Channel channel;
     private final boolean transactional;
+    private final boolean broadcast;
     private final List<Source> sources;
     private final int batchSize;
     private final Thread flusher;
@@ -123,6 +144,7 @@ final class RabbitSubscription implements Subscription {
         this.sink = sink;
         this.channel = channel;
         this.transactional = transactional;
+        this.broadcast = request.topic().isBroadcast();
         this.sources = sources;
         this.batchSize = Math.max(1, request.window() / 2);
         this.flusher = Thread.ofVirtual()
@@ -131,9 +153,11 @@ final class RabbitSubscription implements Subscription {
     }
 
     /**
-     * Opens a channel, checks the queues exist, sets the window and starts consuming.
+     * Opens a channel, checks the queues exist (for a broadcast topic: the exchange, then declares and binds the
+     * subscription's own queue), sets the window and starts consuming.
      *
-     * @throws TopologyException when a queue is missing
+     * @throws TopologyException when a queue (or a broadcast topic's exchange) is missing
+     * @throws IllegalArgumentException when a broadcast subscription asks for a start other than the tail
      */
     static RabbitSubscription open(
             RabbitMqTransport transport,
@@ -145,7 +169,9 @@ final class RabbitSubscription implements Subscription {
         List<String> queues = new ArrayList<>();
         List<Integer> shards = new ArrayList<>();
         var topic = request.topic();
-        if (request.source() == SubscriptionRequest.Source.MAIN && topic.isSequenced()) {
+        if (topic.isBroadcast()) {
+            checkBroadcastStart(request);
+        } else if (request.source() == SubscriptionRequest.Source.MAIN && topic.isSequenced()) {
             for (int i = 0; i < topic.sequencing().orElseThrow().routingShards(); i++) {
                 queues.add(topic.shardName(i));
                 shards.add(i);
@@ -167,11 +193,20 @@ final class RabbitSubscription implements Subscription {
             throw new BrokerUnavailableException("RabbitMQ refused a channel for consumer " + request.consumerId()
                     + ": the connection's channel limit is reached");
         }
-        String current = queues.getFirst();
+        String current = topic.isBroadcast() ? RabbitTopology.broadcastExchange(topic) : queues.getFirst();
+        @Nullable String ownQueue = null;
         try {
-            for (String queue : queues) {
-                current = queue;
-                channel.queueDeclarePassive(queue);
+            if (topic.isBroadcast()) {
+                channel.exchangeDeclarePassive(current);
+                ownQueue = channel.queueDeclare("", false, true, true, Map.of()).getQueue();
+                channel.queueBind(ownQueue, current, "");
+                queues.add(ownQueue);
+                shards.add(-1);
+            } else {
+                for (String queue : queues) {
+                    current = queue;
+                    channel.queueDeclarePassive(queue);
+                }
             }
             // One queue: the limit per consumer. Several shards on one channel: one limit shared by all of them.
             channel.basicQos(request.window(), queues.size() > 1);
@@ -187,8 +222,18 @@ final class RabbitSubscription implements Subscription {
             subscription.start();
             return subscription;
         } catch (IOException | ShutdownSignalException e) {
+            if (ownQueue != null) {
+                // Exclusive queues go with the connection, not the channel: until then it would collect every
+                // broadcast.
+                transport.deleteQueueQuietly(ownQueue);
+            }
             RabbitTopology.closeQuietly(channel);
             AMQP.Channel.@Nullable Close close = RabbitTopology.channelClose(e);
+            if (close != null && close.getReplyCode() == AMQP.NOT_FOUND && topic.isBroadcast()) {
+                throw new TopologyException("exchange '" + current + "' of broadcast topic '" + topic.name()
+                        + "' does not exist on RabbitMQ; declare the topic first with"
+                        + " broker.topology().declare(topic)");
+            }
             if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
                 throw new TopologyException(
                         "queue '" + current + "' of topic '" + topic.name()
@@ -199,13 +244,25 @@ final class RabbitSubscription implements Subscription {
         }
     }
 
+    /** A broadcast queue has no history: only the tail (no start, or {@link Position#end()}) can be honoured. */
+    private static void checkBroadcastStart(SubscriptionRequest request) {
+        @Nullable Position start = request.startAt();
+        if (start != null && !(start instanceof Position.End)) {
+            throw new IllegalArgumentException(
+                    ("topic '%s' is a broadcast topic, and RabbitMQ broadcast topics start at"
+                                    + " the tail: a subscriber receives what is published from the moment it subscribes. The"
+                                    + " broker keeps no history to start at %s; remove withStartAt (or use Position.end())")
+                            .formatted(request.topic().name(), start));
+        }
+    }
+
     private void start() throws IOException {
         channel.addShutdownListener(this::onShutdown);
         if (channel instanceof Recoverable recoverable) {
             recoverable.addRecoveryListener(new RecoveryListener() {
                 @Override
                 public void handleRecovery(Recoverable r) {
-                    log.info("consumer {} of queue '{}' has its channel back", request.consumerId(), request.queue());
+                    log.info("consumer {} of {} has its channel back", request.consumerId(), queues());
                 }
 
                 @Override
@@ -215,12 +272,18 @@ final class RabbitSubscription implements Subscription {
         flusher.start();
         try {
             for (Source source : sources) {
-                transport.registerConsumer(source.consumerTag(), this);
-                channel.basicConsume(source.queue(), false, source.consumerTag(), new SourceConsumer(source));
+                if (broadcast) {
+                    transport.registerBroadcastQueue(source.queue, this);
+                }
+                transport.registerConsumer(source.consumerTag, this);
+                channel.basicConsume(source.queue, false, source.consumerTag, new SourceConsumer(source));
             }
         } catch (IOException | RuntimeException e) {
             for (Source source : sources) {
-                transport.unregisterConsumer(source.consumerTag());
+                if (broadcast) {
+                    transport.unregisterBroadcastQueue(source.queue);
+                }
+                transport.unregisterConsumer(source.consumerTag);
             }
             lock.lock();
             try {
@@ -243,10 +306,36 @@ final class RabbitSubscription implements Subscription {
     }
 
     String queues() {
+        if (broadcast) {
+            return "broadcast queue '" + sources.getFirst().queue + "' of topic '"
+                    + request.topic().name() + "'";
+        }
         return sources.size() == 1
-                ? "queue '" + sources.getFirst().queue() + "'"
-                : "queues '" + sources.getFirst().queue() + "' to '"
-                        + sources.getLast().queue() + "'";
+                ? "queue '" + sources.getFirst().queue + "'"
+                : "queues '" + sources.getFirst().queue + "' to '" + sources.getLast().queue + "'";
+    }
+
+    /** Connection recovery declared this broadcast subscription's queue again, under a new name. */
+    void broadcastQueueRecovered(String oldName, String newName) {
+        for (Source source : sources) {
+            if (source.queue.equals(oldName)) {
+                source.queue = newName;
+            }
+        }
+        log.info(
+                "consumer {} of broadcast topic '{}' has a new queue '{}' (was '{}'); what was published while the"
+                        + " connection was down did not reach it",
+                request.consumerId(),
+                request.topic().name(),
+                newName,
+                oldName);
+    }
+
+    /** What happens to a message this subscription could not settle, for error messages. */
+    private String redelivery() {
+        return broadcast
+                ? "a broadcast is best effort: it went with its subscriber's queue and is not delivered again"
+                : "RabbitMQ delivers it again";
     }
 
     // ---------------------------------------------------------------- intake (the client's dispatch threads)
@@ -265,7 +354,7 @@ final class RabbitSubscription implements Subscription {
                 return;
             }
             RabbitDelivery delivery = new RabbitDelivery(
-                    this, tag, epoch, source.queue(), source.shard(), envelope.isRedeliver(), properties, body);
+                    this, tag, epoch, source.queue, source.shard, envelope.isRedeliver(), properties, body);
             // Under the lock, so that nothing reaches the sink once pause() has returned.
             sink.deliver(delivery);
         } finally {
@@ -287,8 +376,8 @@ final class RabbitSubscription implements Subscription {
         lock.lock();
         try {
             if (closed || stopping) {
-                refused = new IllegalStateException("consumer " + request.consumerId() + " is closed; the broker"
-                        + " redelivers message " + d.deliveryId());
+                refused = new IllegalStateException("consumer " + request.consumerId() + " is closed before settling"
+                        + " message " + d.deliveryId() + "; " + redelivery());
             } else if (d.epoch != epoch) {
                 refused = stale(d);
             } else if (transactional) {
@@ -312,7 +401,8 @@ final class RabbitSubscription implements Subscription {
 
     private ShoveException stale(RabbitDelivery d) {
         return new BrokerUnavailableException("the channel that delivered message " + d.deliveryId()
-                + " was lost (connection failure); RabbitMQ requeued the message and delivers it again");
+                + " was lost (connection failure); "
+                + (broadcast ? redelivery() : "RabbitMQ requeued the message and delivers it again"));
     }
 
     private void publishCopies(RabbitDelivery d, Settlement settlement, SettleCallback callback) {
@@ -444,7 +534,7 @@ final class RabbitSubscription implements Subscription {
             failure = new BrokerUnavailableException(
                     "settling " + batch.size() + " message(s) of consumer "
                             + request.consumerId() + " on " + queues() + " failed (" + RabbitTopology.describe(e)
-                            + "); RabbitMQ delivers them again",
+                            + "); " + (broadcast ? "a broadcast is best effort" : "RabbitMQ delivers them again"),
                     e);
             if (transactional) {
                 undoTransaction(batch);
@@ -483,11 +573,11 @@ final class RabbitSubscription implements Subscription {
     }
 
     /**
-     * One transaction for the batch: check the copies' queues exist (a missing one closes the channel, which aborts
-     * the transaction: nothing is lost), publish the copies, ack and nack, commit.
+     * One transaction for the batch: check the copies' queues (or a broadcast reply's exchange) exist (a missing one
+     * closes the channel, which aborts the transaction: nothing is lost), publish the copies, ack and nack, commit.
      */
     private void writeTransaction(List<Op> batch, AckLedger.Plan plan) throws IOException {
-        Set<String> targets = new LinkedHashSet<>();
+        Set<Route> targets = new LinkedHashSet<>();
         List<Runnable> publishes = new ArrayList<>();
         for (Op op : batch) {
             Settlement s = op.settlement();
@@ -496,12 +586,13 @@ final class RabbitSubscription implements Subscription {
                 continue;
             }
             for (Settlement.Copy copy : s.copies()) {
-                String target = transport.copyTarget(request.topic(), d, copy);
+                Route target = transport.copyTarget(request.topic(), d, copy);
                 targets.add(target);
                 AMQP.BasicProperties props = RabbitMqTransport.copyProperties(d, copy);
                 publishes.add(() -> {
                     try {
-                        channel.basicPublish("", target, true, props, copy.payload());
+                        channel.basicPublish(
+                                target.exchange(), target.routingKey(), target.mandatory(), props, copy.payload());
                     } catch (IOException e) {
                         throw new TransactionAborted(e);
                     }
@@ -509,8 +600,12 @@ final class RabbitSubscription implements Subscription {
             }
         }
         try {
-            for (String target : targets) {
-                channel.queueDeclarePassive(target);
+            for (Route target : targets) {
+                if (target.isQueue()) {
+                    channel.queueDeclarePassive(target.routingKey());
+                } else {
+                    channel.exchangeDeclarePassive(target.exchange());
+                }
             }
             for (Runnable publish : publishes) {
                 publish.run();
@@ -590,12 +685,15 @@ final class RabbitSubscription implements Subscription {
             return;
         }
         log.warn(
-                "consumer {} of {} lost its channel ({}); {} unstarted message(s) handed back, the broker requeued"
-                        + " everything unacknowledged; it resumes when the connection recovers",
+                "consumer {} of {} lost its channel ({}); {} unstarted message(s) handed back, {}; it resumes when the"
+                        + " connection recovers",
                 request.consumerId(),
                 queues(),
                 cause.getMessage(),
-                withdrawn.size());
+                withdrawn.size(),
+                broadcast
+                        ? "the broadcast queue went with the connection, and what it held is lost"
+                        : "the broker requeued everything unacknowledged");
     }
 
     /**
@@ -632,10 +730,10 @@ final class RabbitSubscription implements Subscription {
         for (Source source : sources) {
             try {
                 if (channel.isOpen()) {
-                    channel.basicCancel(source.consumerTag());
+                    channel.basicCancel(source.consumerTag);
                 }
             } catch (IOException | ShutdownSignalException e) {
-                log.debug("cancelling consumer {} failed: {}", source.consumerTag(), e.toString());
+                log.debug("cancelling consumer {} failed: {}", source.consumerTag, e.toString());
             }
         }
     }
@@ -691,15 +789,36 @@ final class RabbitSubscription implements Subscription {
         for (Op op : unwritten) {
             if (op.delivery() != null) {
                 op.callback()
-                        .settled(new IllegalStateException(
-                                "consumer " + request.consumerId() + " closed before settling message "
-                                        + op.delivery().deliveryId() + "; the broker redelivers it"));
+                        .settled(new IllegalStateException("consumer " + request.consumerId()
+                                + " closed before settling message "
+                                + op.delivery().deliveryId() + "; "
+                                + redelivery()));
             }
         }
         for (Source source : sources) {
-            transport.unregisterConsumer(source.consumerTag());
+            if (broadcast) {
+                // Not to come back with a recovery; the broker deletes it with the consumer or the channel.
+                transport.unregisterBroadcastQueue(source.queue);
+            }
+            transport.unregisterConsumer(source.consumerTag);
         }
-        RabbitTopology.closeQuietly(channel);
+        if (channel.isOpen()) {
+            RabbitTopology.closeQuietly(channel);
+        } else {
+            abandon();
+        }
+    }
+
+    /**
+     * Drops a channel that is down (its connection recovering) from the client's recovery, which would otherwise
+     * reopen it for nobody.
+     */
+    private void abandon() {
+        try {
+            channel.abort();
+        } catch (IOException | RuntimeException e) {
+            log.debug("abandoning the channel of consumer {} failed: {}", request.consumerId(), e.toString());
+        }
     }
 
     @Override
@@ -723,8 +842,12 @@ final class RabbitSubscription implements Subscription {
 
         @Override
         public void handleCancel(String consumerTag) {
-            sink.failed(new TopologyException("RabbitMQ cancelled consumer " + request.consumerId() + " of queue '"
-                    + source.queue() + "' (the queue was deleted?); declare the topic again and restart the group"));
+            sink.failed(new TopologyException(
+                    broadcast
+                            ? "RabbitMQ cancelled consumer " + request.consumerId() + " of " + queues()
+                                    + " (the queue was deleted?); restart the group to subscribe again"
+                            : "RabbitMQ cancelled consumer " + request.consumerId() + " of queue '" + source.queue
+                                    + "' (the queue was deleted?); declare the topic again and restart the group"));
         }
 
         @Override

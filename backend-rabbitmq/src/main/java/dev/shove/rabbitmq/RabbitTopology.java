@@ -1,6 +1,7 @@
 package dev.shove.rabbitmq;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
@@ -31,11 +32,16 @@ import org.slf4j.LoggerFactory;
  * sequenced topic  {name}-seq-{i}             x-single-active-consumer = true         (i = 0..shards-1)
  *                  {name}-seq-{i}-hold-{d}    x-message-ttl = d, dead-letters to "" / {name}-seq-{i}
  *                  {dlq}                      no arguments
+ * broadcast topic  exchange {name}-broadcast  fanout, durable; no queue: each subscription binds its own
  * </pre>
  *
  * One hold queue per tier because RabbitMQ expires messages only at the head of a queue: a queue mixing delays would
  * hold a short delay behind a long one. Publishers route a sequenced message straight to its shard by the core's
  * FNV-1a hash of the key (see {@code docs/backends/rabbitmq.md} for why there is no consistent-hash exchange).
+ *
+ * <p>A broadcast topic's exchange carries a suffix although exchanges and queues are separate namespaces: an
+ * application's own exchange named like one of its plain topics (a common RabbitMQ layout, exchange {@code orders}
+ * routing to queue {@code orders}) must not look like a broadcast topic of that name.
  */
 final class RabbitTopology {
     private static final Logger log = LoggerFactory.getLogger(RabbitTopology.class);
@@ -48,6 +54,9 @@ final class RabbitTopology {
     static final String DLX_ROUTING_KEY = "x-dead-letter-routing-key";
     static final String SINGLE_ACTIVE_CONSUMER = "x-single-active-consumer";
 
+    /** What follows a broadcast topic's name in the name of its fanout exchange. */
+    static final String BROADCAST_SUFFIX = "-broadcast";
+
     /** One queue of a topic and the arguments it is declared with. */
     record QueueSpec(String name, String role, Map<String, Object> arguments) {}
 
@@ -59,9 +68,20 @@ final class RabbitTopology {
         this.vhost = vhost;
     }
 
-    /** The queues of a topic, in declaration order: DLQ, main queue or shards, then hold tiers. */
+    /** The fanout exchange of a broadcast topic: {@code {name}-broadcast}. */
+    static String broadcastExchange(Topic<?> topic) {
+        return topic.name() + BROADCAST_SUFFIX;
+    }
+
+    /**
+     * The durable queues of a topic, in declaration order: DLQ, main queue or shards, then hold tiers. None for a
+     * broadcast topic, whose queues belong to its subscriptions.
+     */
     static List<QueueSpec> queues(Topic<?> topic) {
         List<QueueSpec> specs = new ArrayList<>();
+        if (topic.isBroadcast()) {
+            return specs;
+        }
         topic.dlq().ifPresent(dlq -> specs.add(new QueueSpec(dlq, "dead-letter queue", Map.of())));
         topic.sequencing()
                 .ifPresentOrElse(
@@ -95,11 +115,11 @@ final class RabbitTopology {
     }
 
     void declare(Topic<?> topic) {
-        if (topic.isBroadcast()) {
-            throw new TopologyException("topic '" + topic.name()
-                    + "' is a broadcast topic, which the RabbitMQ backend does not support yet");
-        }
         checkShape(topic);
+        if (topic.isBroadcast()) {
+            declareExchange(topic);
+            return;
+        }
         topic.sequencing().ifPresent(s -> checkShardCount(topic, s.routingShards()));
         warnAboutConsumerTimeout(topic);
         Channel channel = open(topic);
@@ -116,21 +136,91 @@ final class RabbitTopology {
         }
     }
 
+    /** The three shapes a topic can have on RabbitMQ, each with the broker object that shows it was declared so. */
+    private enum Shape {
+        PLAIN("plain (not sequenced)"),
+        SEQUENCED("sequenced"),
+        BROADCAST("broadcast");
+
+        final String description;
+
+        Shape(String description) {
+            this.description = description;
+        }
+
+        static Shape of(Topic<?> topic) {
+            return topic.isBroadcast() ? BROADCAST : topic.isSequenced() ? SEQUENCED : PLAIN;
+        }
+
+        /** The object only this shape declares: the main queue, the first shard, or the fanout exchange. */
+        String evidence(Topic<?> topic) {
+            return switch (this) {
+                case PLAIN -> "queue '" + topic.name() + "'";
+                case SEQUENCED -> "queue '" + topic.shardName(0) + "'";
+                case BROADCAST -> "exchange '" + broadcastExchange(topic) + "'";
+            };
+        }
+    }
+
     /**
-     * Refuses to turn a plain topic into a sequenced one or back: their queues have different names, so the broker
-     * alone would accept both, and messages in the other shape's queues would never be consumed.
+     * Refuses to change a topic's shape (plain, sequenced, broadcast): each shape has differently named objects, so
+     * the broker alone would accept any of them, and messages in the old shape's queues would never be consumed (or,
+     * for a former broadcast topic, publishers still using its exchange would reach only its old subscribers).
      */
     private void checkShape(Topic<?> topic) {
-        String other = topic.isSequenced() ? topic.name() : topic.shardName(0);
-        if (exists(topic, other)) {
-            throw new TopologyException(("topic '%s' is declared %s, but queue '%s' exists: the topic was declared %s"
-                            + " before. A topic cannot change shape in place; drain and delete the old queues, or use"
-                            + " another topic name")
-                    .formatted(
-                            topic.name(),
-                            topic.isSequenced() ? "sequenced" : "plain (not sequenced)",
-                            other,
-                            topic.isSequenced() ? "plain (not sequenced)" : "sequenced"));
+        Shape declared = Shape.of(topic);
+        for (Shape other : Shape.values()) {
+            if (other != declared && existsAs(topic, other)) {
+                throw new TopologyException(("topic '%s' is declared %s, but %s exists: the topic was declared %s"
+                                + " before. A topic cannot change shape in place; drain and delete the old %s, or"
+                                + " use another topic name")
+                        .formatted(
+                                topic.name(),
+                                declared.description,
+                                other.evidence(topic),
+                                other.description,
+                                other == Shape.BROADCAST ? "exchange" : "queues"));
+            }
+        }
+    }
+
+    private boolean existsAs(Topic<?> topic, Shape shape) {
+        return switch (shape) {
+            case PLAIN -> exists(topic, topic.name());
+            case SEQUENCED -> exists(topic, topic.shardName(0));
+            case BROADCAST -> exchangeExists(topic);
+        };
+    }
+
+    /** Declares a broadcast topic's durable fanout exchange; one of another type or settings is refused. */
+    private void declareExchange(Topic<?> topic) {
+        String exchange = broadcastExchange(topic);
+        Channel channel = open(topic);
+        try {
+            channel.exchangeDeclare(exchange, BuiltinExchangeType.FANOUT, true, false, false, Map.of());
+        } catch (IOException | ShutdownSignalException e) {
+            AMQP.Channel.@Nullable Close close = channelClose(e);
+            if (close != null && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
+                throw new TopologyException(("exchange '%s' (of broadcast topic '%s') already exists on RabbitMQ"
+                                + " (vhost '%s') with other settings than the topic declares: fanout, durable, not"
+                                + " auto-delete, no arguments. The broker says: %s. Delete the exchange (it is"
+                                + " recreated on the next declare), or use another topic name")
+                        .formatted(exchange, topic.name(), vhost, close.getReplyText()));
+            }
+            if (close != null && close.getReplyCode() == AMQP.ACCESS_REFUSED) {
+                throw new TopologyException(("RabbitMQ refused to declare exchange '%s' of broadcast topic '%s' in"
+                                + " vhost '%s': %s. Give the user 'configure' permission on it, or declare it"
+                                + " beforehand (fanout, durable)")
+                        .formatted(exchange, topic.name(), vhost, close.getReplyText()));
+            }
+            if (close != null) {
+                throw new TopologyException("declaring exchange '%s' of broadcast topic '%s' failed: %d %s"
+                        .formatted(exchange, topic.name(), close.getReplyCode(), close.getReplyText()));
+            }
+            throw new BrokerUnavailableException(
+                    "declaring exchange '" + exchange + "' of topic '" + topic.name() + "' failed: " + e, e);
+        } finally {
+            closeQuietly(channel);
         }
     }
 
@@ -162,6 +252,25 @@ final class RabbitTopology {
             }
             throw new BrokerUnavailableException(
                     "checking queue '" + queue + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
+        } finally {
+            closeQuietly(channel);
+        }
+    }
+
+    /** Whether the fanout exchange of a broadcast topic (or of the topic, were it one) exists. */
+    boolean exchangeExists(Topic<?> topic) {
+        String exchange = broadcastExchange(topic);
+        Channel channel = open(topic);
+        try {
+            channel.exchangeDeclarePassive(exchange);
+            return true;
+        } catch (IOException | ShutdownSignalException e) {
+            AMQP.Channel.@Nullable Close close = channelClose(e);
+            if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
+                return false;
+            }
+            throw new BrokerUnavailableException(
+                    "checking exchange '" + exchange + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
         } finally {
             closeQuietly(channel);
         }

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * What the integration tests need from the real broker beside shove: the URI (env {@code SHOVE_RABBITMQ_URI}), a
  * plain AMQP connection to look into queues, the management API to read queue arguments and close connections, and
- * cleanup of every queue a test created (names are unique per run, so tests never see each other's messages).
+ * cleanup of every queue and exchange a test created (names are unique per run, so tests never see each other's
+ * messages).
  */
 final class RabbitAdmin implements AutoCloseable {
     static final String URI_ENV = "SHOVE_RABBITMQ_URI";
@@ -140,6 +141,64 @@ final class RabbitAdmin implements AutoCloseable {
         }
     }
 
+    void declareExchange(String exchange, String type) throws IOException {
+        created.add(exchange);
+        try (Channel ch = connection.createChannel()) {
+            ch.exchangeDeclare(exchange, type, true);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    void deleteExchange(String exchange) throws IOException {
+        try (Channel ch = connection.createChannel()) {
+            ch.exchangeDelete(exchange);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** The management API's view of an exchange (type, durable, auto_delete, arguments...). */
+    JsonNode exchangeInfo(String exchange) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/exchanges/" + vhost() + "/" + exchange);
+        if (r.statusCode() != 200) {
+            throw new IOException("GET exchange " + exchange + ": HTTP " + r.statusCode() + " " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    boolean exchangeExists(String exchange) throws IOException, InterruptedException {
+        return managementGet("/api/exchanges/" + vhost() + "/" + exchange).statusCode() == 200;
+    }
+
+    /** The queues bound to an exchange (the management API's bindings with it as source). */
+    List<String> queuesBoundTo(String exchange) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/exchanges/" + vhost() + "/" + exchange + "/bindings/source");
+        if (r.statusCode() != 200) {
+            throw new IOException("GET bindings of " + exchange + ": HTTP " + r.statusCode() + " " + r.body());
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonNode b : JSON.readTree(r.body())) {
+            if ("queue".equals(b.path("destination_type").asText())) {
+                out.add(b.path("destination").asText());
+            }
+        }
+        return out;
+    }
+
+    /** Every exchange whose name starts with {@code prefix}. */
+    List<String> exchangesStartingWith(String prefix) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/exchanges/" + vhost() + "?columns=name");
+        List<String> out = new ArrayList<>();
+        for (JsonNode x : JSON.readTree(r.body())) {
+            String name = x.path("name").asText();
+            if (name.startsWith(prefix)) {
+                out.add(name);
+            }
+        }
+        return out;
+    }
+
     /** The management API's view of a queue (durable, arguments, messages_ready, consumers...). */
     JsonNode queueInfo(String queue) throws IOException, InterruptedException {
         HttpResponse<String> r = managementGet("/api/queues/" + vhost() + "/" + queue);
@@ -219,6 +278,9 @@ final class RabbitAdmin implements AutoCloseable {
             for (String prefix : created) {
                 for (String queue : queuesStartingWith(prefix)) {
                     deleteQueue(queue);
+                }
+                for (String exchange : exchangesStartingWith(prefix)) {
+                    deleteExchange(exchange);
                 }
             }
         } catch (InterruptedException e) {

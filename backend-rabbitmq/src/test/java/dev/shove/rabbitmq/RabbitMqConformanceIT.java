@@ -21,8 +21,9 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The whole conformance kit against the real RabbitMQ. Capability-gated contracts skip themselves: RabbitMQ (classic
- * queues) has no exact delays (tiers are TTL queues), no delivery counter, no partition/offset coordinates, and no
- * broker timestamp. Every queue a contract declares is deleted when the class ends.
+ * queues) has no exact delays (tiers are TTL queues), no delivery counter, no partition/offset coordinates, no broker
+ * timestamp, and no log to seek in (so a broadcast subscription cannot start before the tail). Every queue and
+ * broadcast exchange a contract declares is deleted when the class ends.
  */
 class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
     private static final Set<Topic<?>> DECLARED = ConcurrentHashMap.newKeySet();
@@ -41,6 +42,9 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
         for (Topic<?> topic : DECLARED) {
             for (String queue : RabbitAdmin.queuesOf(topic)) {
                 admin.deleteQueue(queue);
+            }
+            if (topic.isBroadcast()) {
+                admin.deleteExchange(RabbitTopology.broadcastExchange(topic));
             }
         }
         admin.close();

@@ -12,6 +12,7 @@ import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -216,12 +217,123 @@ class RabbitMqTopologyIT {
     }
 
     @Test
-    @DisplayName("a broadcast topic is refused with a clear message")
-    void broadcastRefused() {
-        Topic<Msg> topic =
-                Topic.builder(admin.unique("fanout"), Msg.class).broadcast().build();
+    @DisplayName("a broadcast topic declares a durable fanout exchange '{name}-broadcast' and no queue")
+    void broadcastTopic() throws Exception {
+        String name = admin.unique("fanout");
+        Topic<Msg> topic = Topic.builder(name, Msg.class).broadcast().build();
+        broker.topology().declare(topic);
+        broker.topology().declare(topic); // idempotent
+
+        JsonNode exchange = admin.exchangeInfo(name + "-broadcast");
+        assertThat(exchange.path("type").asText()).isEqualTo("fanout");
+        assertThat(exchange.path("durable").asBoolean()).isTrue();
+        assertThat(exchange.path("auto_delete").asBoolean()).isFalse();
+        assertThat(exchange.path("internal").asBoolean()).isFalse();
+        assertThat(exchange.path("arguments").size()).isZero();
+        assertThat(admin.queuesStartingWith(name)).isEmpty();
+        assertThat(admin.queuesBoundTo(name + "-broadcast")).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a plain topic declared again as broadcast is refused, naming its queue; and the reverse, naming the"
+            + " exchange")
+    void plainAndBroadcastDoNotSwap() throws Exception {
+        String plainFirst = admin.unique("was-plain");
+        broker.topology().declare(Topic.builder(plainFirst, Msg.class).dlq().build());
+        assertThatThrownBy(() -> broker.topology()
+                        .declare(
+                                Topic.builder(plainFirst, Msg.class).broadcast().build()))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("topic '" + plainFirst + "' is declared broadcast")
+                .hasMessageContaining("queue '" + plainFirst + "' exists")
+                .hasMessageContaining("declared plain (not sequenced) before");
+        assertThat(admin.exchangeExists(plainFirst + "-broadcast")).isFalse();
+
+        String broadcastFirst = admin.unique("was-broadcast");
+        broker.topology()
+                .declare(Topic.builder(broadcastFirst, Msg.class).broadcast().build());
+        assertThatThrownBy(() -> broker.topology()
+                        .declare(Topic.builder(broadcastFirst, Msg.class).dlq().build()))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("topic '" + broadcastFirst + "' is declared plain (not sequenced)")
+                .hasMessageContaining("exchange '" + broadcastFirst + "-broadcast' exists")
+                .hasMessageContaining("delete the old exchange");
+        assertThat(admin.queuesStartingWith(broadcastFirst)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a sequenced topic and a broadcast topic of one name are refused either way")
+    void sequencedAndBroadcastDoNotSwap() {
+        String sequencedFirst = admin.unique("was-seq");
+        broker.topology()
+                .declare(Topic.builder(sequencedFirst, Msg.class)
+                        .holdQueue(Duration.ofSeconds(1))
+                        .dlq()
+                        .sequenced(SequenceFailure.SKIP, Msg::key)
+                        .routingShards(1)
+                        .build());
+        assertThatThrownBy(() -> broker.topology()
+                        .declare(Topic.builder(sequencedFirst, Msg.class)
+                                .broadcast()
+                                .build()))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + sequencedFirst + "-seq-0' exists")
+                .hasMessageContaining("declared sequenced before");
+
+        String broadcastFirst = admin.unique("was-fanout");
+        broker.topology()
+                .declare(Topic.builder(broadcastFirst, Msg.class).broadcast().build());
+        assertThatThrownBy(() -> broker.topology()
+                        .declare(Topic.builder(broadcastFirst, Msg.class)
+                                .holdQueue(Duration.ofSeconds(1))
+                                .dlq()
+                                .sequenced(SequenceFailure.SKIP, Msg::key)
+                                .build()))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("exchange '" + broadcastFirst + "-broadcast' exists")
+                .hasMessageContaining("declared broadcast before");
+    }
+
+    @Test
+    @DisplayName("an exchange of another type under the broadcast exchange's name is refused, naming it and the"
+            + " broker's reason")
+    void conflictingExchange() throws Exception {
+        String name = admin.unique("direct");
+        admin.declareExchange(name + "-broadcast", "direct");
+        Topic<Msg> topic = Topic.builder(name, Msg.class).broadcast().build();
         assertThatThrownBy(() -> broker.topology().declare(topic))
                 .isInstanceOf(TopologyException.class)
-                .hasMessageContaining("broadcast");
+                .hasMessageContaining("exchange '" + name + "-broadcast'")
+                .hasMessageContaining("broadcast topic '" + name + "'")
+                .hasMessageContaining("fanout")
+                .hasMessageContaining("inequivalent arg 'type'");
+        assertThat(admin.exchangeInfo(name + "-broadcast").path("type").asText())
+                .as("the existing exchange is left as it is")
+                .isEqualTo("direct");
+    }
+
+    @Test
+    @DisplayName("publishing to a broadcast topic that was never declared fails with a topology error naming its"
+            + " exchange")
+    void publishBroadcastUndeclared() {
+        Topic<Msg> nowhere = Topic.builder(admin.unique("nowhere-fanout"), Msg.class)
+                .broadcast()
+                .build();
+        assertThatThrownBy(() -> broker.publisher().publish(nowhere, new Msg("k")))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("broadcast topic '" + nowhere.name() + "'")
+                .hasMessageContaining("exchange '" + nowhere.name() + "-broadcast'")
+                .hasMessageContaining("declare");
+    }
+
+    @Test
+    @DisplayName("a broadcast nobody subscribes to is published without error: no subscriber is not an unroutable"
+            + " message")
+    void broadcastWithoutSubscribers() {
+        Topic<Msg> topic =
+                Topic.builder(admin.unique("lonely"), Msg.class).broadcast().build();
+        broker.topology().declare(topic);
+        broker.publisher().publish(topic, new Msg("k"));
+        broker.publisher().publishBatch(topic, List.of(new Msg("a"), new Msg("b")));
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shove.SequenceFailure;
 import dev.shove.Topic;
+import dev.shove.spi.OutboundMessage;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -74,6 +75,28 @@ class RabbitTopologyTest {
                                         "x-message-ttl", 5_000L,
                                         "x-dead-letter-exchange", "",
                                         "x-dead-letter-routing-key", "ledger-seq-1")));
+    }
+
+    @Test
+    @DisplayName("a broadcast topic declares no durable queue; its fanout exchange is '{name}-broadcast'")
+    void broadcastTopic() {
+        Topic<Msg> topic = Topic.builder("prices", Msg.class).broadcast().build();
+        assertThat(queues(topic)).isEmpty();
+        assertThat(RabbitTopology.broadcastExchange(topic)).isEqualTo("prices-broadcast");
+    }
+
+    @Test
+    @DisplayName("a broadcast goes to its topic's fanout exchange without mandatory; other messages to their queue,"
+            + " mandatory")
+    void routes() {
+        OutboundMessage message = new OutboundMessage(new byte[0], Map.of(), null, -1, "application/json");
+        Topic<Msg> broadcast = Topic.builder("prices", Msg.class).broadcast().build();
+        Topic<Msg> plain = Topic.builder("orders", Msg.class).dlq().build();
+
+        assertThat(RabbitMqTransport.routeOf(broadcast, message)).isEqualTo(new Route("prices-broadcast", "", false));
+        assertThat(RabbitMqTransport.routeOf(plain, message)).isEqualTo(new Route("", "orders", true));
+        assertThat(Route.fanout("prices-broadcast")).hasToString("exchange 'prices-broadcast'");
+        assertThat(Route.queue("orders")).hasToString("queue 'orders'");
     }
 
     @Test
