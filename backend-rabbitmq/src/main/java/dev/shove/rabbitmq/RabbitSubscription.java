@@ -248,11 +248,10 @@ final class RabbitSubscription implements Subscription {
     private static void checkBroadcastStart(SubscriptionRequest request) {
         @Nullable Position start = request.startAt();
         if (start != null && !(start instanceof Position.End)) {
-            throw new IllegalArgumentException(
-                    ("topic '%s' is a broadcast topic, and RabbitMQ broadcast topics start at"
-                                    + " the tail: a subscriber receives what is published from the moment it subscribes. The"
-                                    + " broker keeps no history to start at %s; remove withStartAt (or use Position.end())")
-                            .formatted(request.topic().name(), start));
+            throw new IllegalArgumentException(("topic '%s' is a broadcast topic, and RabbitMQ broadcast topics start"
+                            + " at the tail: a subscriber receives what is published from the moment it subscribes."
+                            + " The broker keeps no history to start at %s; remove withStartAt (or use Position.end())")
+                    .formatted(request.topic().name(), start));
         }
     }
 
