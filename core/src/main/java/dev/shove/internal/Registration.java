@@ -191,7 +191,7 @@ final class Registration<T, C> {
         if (error != null) {
             meters.failed("handler_error");
             log.warn(
-                    "handler for topic '{}' failed on message {} (retryCount {}); retrying",
+                    "handler for topic '{}' failed on message {} (retryCount {}); treating it as retry",
                     topic.name(),
                     job.messageId(),
                     job.retryCount,
