@@ -100,6 +100,28 @@ final class KafkaTestSupport {
         return out;
     }
 
+    /** The sum of a topic's end offsets: how many records were ever written to it (no compaction here). */
+    static long endOffset(String topic) throws Exception {
+        try (Admin admin = admin()) {
+            int n = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .size();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+            }
+            long sum = 0;
+            for (var e :
+                    admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values()) {
+                sum += e.offset();
+            }
+            return sum;
+        }
+    }
+
     /** The lag of a group on a topic: end offsets minus committed offsets (uncommitted partitions count from 0). */
     static long lag(String topic, String group) throws Exception {
         try (Admin admin = admin()) {
