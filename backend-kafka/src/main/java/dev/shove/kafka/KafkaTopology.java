@@ -2,7 +2,6 @@ package dev.shove.kafka;
 
 import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
-import dev.shove.PublishException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import java.time.Duration;
@@ -48,6 +47,7 @@ final class KafkaTopology implements AutoCloseable {
     private final KafkaConfig config;
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
     private final Set<String> declared = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> shapes = new ConcurrentHashMap<>();
 
     KafkaTopology(Admin admin, KafkaConfig config) {
         this.admin = admin;
@@ -69,13 +69,52 @@ final class KafkaTopology implements AutoCloseable {
         if (declared.contains(shape)) {
             return;
         }
+        String kind = shape(topic);
+        String earlier = shapes.putIfAbsent(topic.name(), kind);
+        if (earlier != null && !earlier.equals(kind)) {
+            throw new TopologyException("topic '%s' is already declared as %s; it cannot be redeclared as %s"
+                    .formatted(topic.name(), earlier, kind));
+        }
         try {
+            if (earlier == null) {
+                checkBrokerShape(topic);
+            }
             ensure(topic, wanted);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TopologyException("interrupted while declaring topic '" + topic.name() + "' on Kafka", e);
         }
         declared.add(shape);
+    }
+
+    /** What a declaration fixes on the broker: sequenced or not (and its shards), and the dead-letter topic. */
+    private static String shape(Topic<?> topic) {
+        return topic.sequencing()
+                        .map(s -> "sequenced(" + s.routingShards() + " shards)")
+                        .orElse("unsequenced")
+                + ", dlq " + topic.dlq().orElse("none");
+    }
+
+    /**
+     * Kafka keeps no record of shove's shapes, so a conflict with a declaration made elsewhere shows only in the
+     * objects it left: a sequenced topic has no hold topics, so hold topics of this name mean it was declared
+     * unsequenced.
+     */
+    private void checkBrokerShape(Topic<?> topic) throws InterruptedException {
+        if (!topic.isSequenced()) {
+            return;
+        }
+        Set<String> holds = new java.util.HashSet<>();
+        for (HoldTier tier : topic.holdTiers()) {
+            holds.add(tier.queue());
+        }
+        Set<String> found = describe(holds).keySet();
+        if (!found.isEmpty()) {
+            shapes.remove(topic.name());
+            throw new TopologyException(("topic '%s' cannot be declared sequenced: hold topics %s exist, so it was"
+                            + " declared unsequenced before; use another name or delete the old topics")
+                    .formatted(topic.name(), found));
+        }
     }
 
     private void ensure(Topic<?> topic, Map<String, Integer> wanted) throws InterruptedException {
@@ -204,10 +243,8 @@ final class KafkaTopology implements AutoCloseable {
     int partitionsForPublish(String name) {
         int n = partitions(name);
         if (n < 0) {
-            throw new PublishException(
-                    "Kafka topic '" + name + "' does not exist; declare it first with broker.topology().declare(topic)",
-                    null,
-                    false);
+            throw new TopologyException("Kafka topic '" + name
+                    + "' does not exist; declare it first with broker.topology().declare(topic)");
         }
         return n;
     }

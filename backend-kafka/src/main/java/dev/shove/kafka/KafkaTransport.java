@@ -4,6 +4,7 @@ import dev.shove.BrokerUnavailableException;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
+import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
@@ -152,7 +153,7 @@ final class KafkaTransport implements Transport {
                     result.completeExceptionally(publishError(topic.name(), error));
                 }
             });
-        } catch (PublishException e) {
+        } catch (PublishException | TopologyException e) {
             result.completeExceptionally(e);
         } catch (RuntimeException e) {
             result.completeExceptionally(publishError(topic.name(), e));

@@ -11,9 +11,9 @@ import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
 import dev.shove.NoContext;
 import dev.shove.Outcome;
-import dev.shove.PublishException;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.TopologyException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,7 +104,7 @@ class KafkaTransportIT {
         Topic<Msg> topic = Topic.builder(name, Msg.class).dlq().build();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             assertThatThrownBy(() -> broker.publisher().publish(topic, new Msg(1)))
-                    .isInstanceOf(PublishException.class)
+                    .isInstanceOf(TopologyException.class)
                     .hasMessageContaining(name);
         }
     }
