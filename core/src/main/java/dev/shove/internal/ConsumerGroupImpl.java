@@ -32,8 +32,10 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
         if (runtime.hasRegistrations()) {
             throw new IllegalStateException("withContext must be called before registering topics");
         }
+        ConsumerRuntime<C2> next = (ConsumerRuntime<C2>) runtimes.apply(context);
+        runtime.copySettingsTo(next);
         runtime.close();
-        return new ConsumerGroupImpl<>((ConsumerRuntime<C2>) runtimes.apply(context), runtimes);
+        return new ConsumerGroupImpl<>(next, runtimes);
     }
 
     @Override

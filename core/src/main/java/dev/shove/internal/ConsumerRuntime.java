@@ -84,6 +84,17 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         this.defaultHandlerTimeout = timeout;
     }
 
+    /**
+     * Gives {@code next} the settings made on this runtime so far (the default handler timeout): {@code withContext}
+     * replaces the runtime, and must not drop what was configured before it.
+     */
+    public void copySettingsTo(ConsumerRuntime<?> next) {
+        Duration timeout = defaultHandlerTimeout;
+        if (timeout != null) {
+            next.defaultHandlerTimeout(timeout);
+        }
+    }
+
     /** A registration request, already checked by the facade. */
     public record Spec<T, C>(
             Topic<T> topic,

@@ -30,8 +30,10 @@ public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B,
         if (runtime.hasRegistrations()) {
             throw new IllegalStateException("withContext must be called before registering topics");
         }
+        ConsumerRuntime<C2> next = (ConsumerRuntime<C2>) runtimes.apply(context);
+        runtime.copySettingsTo(next);
         runtime.close();
-        return new ConsumerSupervisorImpl<>((ConsumerRuntime<C2>) runtimes.apply(context), runtimes);
+        return new ConsumerSupervisorImpl<>(next, runtimes);
     }
 
     @Override

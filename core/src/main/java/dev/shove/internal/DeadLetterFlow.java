@@ -56,10 +56,17 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         }
         DeadMessageMetadata metadata = metadata(job);
         C context = reg.context;
-        if (!engine.invoke(worker, job, () -> {
-            handler.handleDead(message, metadata, context);
-            return null;
-        })) {
+        boolean mine;
+        reg.deadMeters.handlerStarted();
+        try {
+            mine = engine.invoke(worker, job, () -> {
+                handler.handleDead(message, metadata, context);
+                return null;
+            });
+        } finally {
+            reg.deadMeters.handlerEnded();
+        }
+        if (!mine) {
             return;
         }
         if (worker.error != null) {

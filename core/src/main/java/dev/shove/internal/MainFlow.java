@@ -54,7 +54,14 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         }
         MessageMetadata metadata = metadata(job);
         C context = reg.context;
-        if (!engine.invoke(worker, job, () -> handler.handle(message, metadata, context))) {
+        boolean mine;
+        reg.meters.handlerStarted();
+        try {
+            mine = engine.invoke(worker, job, () -> handler.handle(message, metadata, context));
+        } finally {
+            reg.meters.handlerEnded();
+        }
+        if (!mine) {
             return; // taken over by the watchdog or the drain, which settle it
         }
         Outcome outcome;

@@ -1,0 +1,224 @@
+package dev.shove.conformance;
+
+import dev.shove.BrokerConfig;
+import dev.shove.GroupConfig;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The conformance kit: every contract of DESIGN.md as a JUnit 5 test, one behaviour per test, grouped in {@link
+ * Nested} classes. A backend proves itself by extending this class with its two config hooks:
+ *
+ * <pre>{@code
+ * class InMemoryConformanceTest extends BrokerConformance<InMemory> {
+ *     @Override protected BrokerConfig<InMemory> brokerConfig() { return InMemoryConfig.ofDefaults(); }
+ *     @Override protected GroupConfig<InMemory, ?> groupConfig(int min, int max) {
+ *         return InMemoryConsumerGroupConfig.of(min, max);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Every test connects its own broker (with a {@code SimpleMeterRegistry}), declares its own topics under unique
+ * names ({@code retry-3f9a12c4-1}), and stops its groups and closes its broker when it ends, so tests never interfere
+ * and can run against a shared real broker. Assertions poll with the backend's {@link #patience()}; "nothing more
+ * happens" checks last the {@link #quietPeriod()}; timing contracts assert lower bounds only. Contracts a broker
+ * cannot meet are skipped on the backend's {@link dev.shove.spi.Capabilities} or on the hooks below, never silently
+ * passed.
+ *
+ * @param <B> the backend marker
+ */
+public abstract class BrokerConformance<B> {
+
+    /** The default of {@link #patience()}. */
+    public static final Duration DEFAULT_PATIENCE = Duration.ofSeconds(10);
+
+    /** The default of {@link #quietPeriod()}. */
+    public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofSeconds(1);
+
+    /** The default of {@link #shortestTier()}. */
+    public static final Duration DEFAULT_SHORTEST_TIER = Duration.ofMillis(250);
+
+    private @Nullable Harness<B> harness;
+
+    /** The broker under test; each test connects a new broker with it. */
+    protected abstract BrokerConfig<B> brokerConfig();
+
+    /** The backend's group settings for {@code min..max} consumers with default options. */
+    protected abstract GroupConfig<B, ?> groupConfig(int minConsumers, int maxConsumers);
+
+    /**
+     * How long a contract polls for something to happen before it fails. Default {@value} 10 s; a slow broker may
+     * need more. Never a performance bound: contracts only fail on it when the thing does not happen at all.
+     */
+    protected Duration patience() {
+        return DEFAULT_PATIENCE;
+    }
+
+    /**
+     * How long a contract watches for something that must not happen (a second delivery, a redelivery after an ack).
+     * Default 1 s. Longer is more thorough and slower; it should exceed the broker's own redelivery latency.
+     */
+    protected Duration quietPeriod() {
+        return DEFAULT_QUIET_PERIOD;
+    }
+
+    /**
+     * The shortest hold-tier delay the contracts declare; longer tiers are multiples of it. Default 250 ms: long enough
+     * that "waited at least the delay" means something on a real broker, short enough to keep the suite fast.
+     */
+    protected Duration shortestTier() {
+        return DEFAULT_SHORTEST_TIER;
+    }
+
+    /**
+     * Whether declaring a topic again with another shape (sequenced where it was not, another dead-letter queue) fails
+     * with a {@link dev.shove.TopologyException}. Default true; a backend whose broker cannot tell returns false and
+     * the contract is skipped.
+     */
+    protected boolean detectsConflictingDeclarations() {
+        return true;
+    }
+
+    /**
+     * Whether publishing to a topic that was never declared fails with a {@link dev.shove.TopologyException}. Default
+     * true; a backend whose broker creates topics on first use returns false and the contract is skipped.
+     */
+    protected boolean refusesUndeclaredTopics() {
+        return true;
+    }
+
+    @BeforeEach
+    final void connectBroker() {
+        harness = new Harness<>(this);
+    }
+
+    @AfterEach
+    final void closeBroker() {
+        Harness<B> h = harness;
+        harness = null;
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    final Harness<B> harness() {
+        return Objects.requireNonNull(harness, "the conformance harness exists only while a test runs");
+    }
+
+    @Nested
+    @DisplayName("topology")
+    class Topology extends TopologyContracts<B> {
+        Topology() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("publishing")
+    class Publishing extends PublishingContracts<B> {
+        Publishing() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("outcomes and retry arithmetic")
+    class Outcomes extends OutcomeContracts<B> {
+        Outcomes() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("failures before the handler")
+    class PreHandler extends PreHandlerContracts<B> {
+        PreHandler() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("handler timeouts")
+    class Timeouts extends TimeoutContracts<B> {
+        Timeouts() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("dead letters and handleDead")
+    class DeadLetters extends DeadLetterContracts<B> {
+        DeadLetters() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("message metadata")
+    class Metadata extends MetadataContracts<B> {
+        Metadata() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("sequenced topics")
+    class Sequencing extends SequencingContracts<B> {
+        Sequencing() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("concurrency and prefetch")
+    class Concurrency extends ConcurrencyContracts<B> {
+        Concurrency() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("consumer groups and scaling")
+    class Groups extends GroupContracts<B> {
+        Groups() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("supervisors, drain and exit codes")
+    class Shutdown extends ShutdownContracts<B> {
+        Shutdown() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("context")
+    class Context extends ContextContracts<B> {
+        Context() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("audit")
+    class Audit extends AuditContracts<B> {
+        Audit() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("metrics")
+    class Metrics extends MetricsContracts<B> {
+        Metrics() {
+            super(BrokerConformance.this);
+        }
+    }
+}

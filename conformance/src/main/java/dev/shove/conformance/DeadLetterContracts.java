@@ -1,0 +1,141 @@
+package dev.shove.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.shove.DeadMessageMetadata;
+import dev.shove.Outcome;
+import dev.shove.Topic;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The dead-letter consumer: handleDead, its metadata, and dead letters that are acknowledged whatever happens. */
+abstract class DeadLetterContracts<B> extends Contracts<B> {
+
+    DeadLetterContracts(BrokerConformance<B> kit) {
+        super(kit);
+    }
+
+    @Test
+    @DisplayName(
+            "handleDead receives the message with reason, originalQueue, deathCount 1 and the retryCount it died with")
+    void handleDeadMetadata() {
+        Topic<Msg> topic = plainTopic("dead-meta");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.reject("bad"));
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(5));
+
+        Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
+        DeadMessageMetadata meta = death.metadata();
+        assertThat(death.message()).isEqualTo(Msg.of(5));
+        assertThat(meta.reason()).isEqualTo("rejected: bad");
+        assertThat(meta.originalQueue()).isEqualTo(topic.name());
+        assertThat(meta.deathCount()).isEqualTo(1);
+        assertThat(meta.message().retryCount()).isEqualTo(1);
+        assertThat(meta.message().topic()).isEqualTo(topic.name());
+    }
+
+    @Test
+    @DisplayName("each dead letter reaches handleDead exactly once")
+    void handleDeadOnce() {
+        Topic<Msg> topic = plainTopic("dead-once");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
+        h().consume(topic, rec);
+        for (int i = 0; i < 3; i++) {
+            h().publisher().publish(topic, Msg.of(i));
+        }
+
+        rec.awaitDeaths(3);
+        rec.assertNoMoreDeaths(3);
+        assertThat(rec.deaths())
+                .extracting(Recorder.Death::message)
+                .containsExactlyInAnyOrder(Msg.of(0), Msg.of(1), Msg.of(2));
+    }
+
+    @Test
+    @DisplayName("a dead letter is acknowledged even when handleDead throws: it is never delivered again")
+    void handleDeadThrows() {
+        Topic<Msg> topic = plainTopic("dead-throws");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject(), (m, dead) -> {
+            throw new IllegalStateException("handleDead fails on purpose");
+        });
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        rec.awaitDeaths(1);
+        rec.assertNoMoreDeaths(1);
+    }
+
+    @Test
+    @DisplayName(
+            "a dead letter that cannot be decoded is acknowledged without calling handleDead; later ones are handled")
+    void undecodableDeadLetter() {
+        Topic<Msg> topic = plainTopic("dead-undecodable");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
+        var group = h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
+        h().await(
+                        "the undecodable message to be dead-lettered",
+                        () -> h().count("shove.messages.failed", "topic", topic.name(), "reason", "decode") == 1);
+        h().publisher().publish(topic, Msg.of(2));
+
+        rec.awaitDeaths(1);
+        rec.assertNoMoreDeaths(1);
+        assertThat(rec.deaths().getFirst().message()).isEqualTo(Msg.of(2));
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<byte[]> reader = h().deadLetterReader(topic);
+        reader.assertNoMoreDeaths(0);
+    }
+
+    @Test
+    @DisplayName("withoutDeadLetterConsumer leaves dead letters in the DLQ for a later consumer")
+    void withoutDeadLetterConsumer() {
+        Topic<Msg> topic = plainTopic("dead-left");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
+        var first = h().consume(topic, config().withoutDeadLetterConsumer(), rec);
+        h().publisher().publish(topic, Msg.of(1));
+        rec.awaitCalls(1);
+        rec.assertNoMoreDeaths(0);
+        assertThat(first.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<Msg> later = h().acking();
+        h().consume(topic, later);
+
+        Recorder.Death<Msg> death = later.awaitDeaths(1).getFirst();
+        assertThat(death.message()).isEqualTo(Msg.of(1));
+        assertThat(death.reason()).isEqualTo("rejected");
+    }
+
+    @Test
+    @DisplayName("the default handleDead acknowledges dead letters: they are not delivered again")
+    void defaultHandleDeadAcknowledges() {
+        Topic<Msg> topic = plainTopic("dead-default");
+        var group = h().group();
+        group.register(topic, config(), () -> (m, meta, ctx) -> Outcome.reject());
+        group.start();
+        h().publisher().publish(topic, Msg.of(1));
+
+        String dlq = topic.dlq().orElseThrow();
+        h().await(
+                        "the dead-letter consumer to acknowledge the dead letter",
+                        () -> h().count("shove.messages.consumed", "topic", dlq, "outcome", "ack") == 1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<byte[]> reader = h().deadLetterReader(topic);
+        reader.assertNoMoreDeaths(0);
+    }
+
+    @Test
+    @DisplayName("a handleDead past the handler timeout is interrupted and its dead letter acknowledged")
+    void handleDeadTimeout() {
+        Topic<Msg> topic = plainTopic("dead-timeout");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject(), (m, dead) -> gate.pass());
+        h().consume(topic, config(c -> c.withHandlerTimeout(tier().multipliedBy(2))), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        h().await("handleDead to be interrupted", () -> gate.interrupted() == 1);
+        rec.assertNoMoreDeaths(1);
+    }
+}
