@@ -64,6 +64,7 @@ final class KafkaTransport implements Transport {
     private final Map<String, HoldRelay> relays = new HashMap<>();
     private final Map<String, Integer> relayUsers = new HashMap<>();
     private final AtomicInteger clientSeq = new AtomicInteger();
+    private final AtomicInteger roundRobin = new AtomicInteger();
     private volatile boolean closed;
 
     KafkaTransport(KafkaConfig config, TransportContext context) {
@@ -143,6 +144,10 @@ final class KafkaTransport implements Transport {
             }
             if (k != null) {
                 key = k.getBytes(StandardCharsets.UTF_8);
+            } else if (partition == null) {
+                // Kafka's sticky partitioner would put a slow trickle of unkeyed records on one partition, leaving
+                // the other consumers of the group idle: spread them round-robin instead.
+                partition = Math.floorMod(roundRobin.getAndIncrement(), partitions);
             }
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                     topic.name(), partition, key, message.payload(), KafkaHeaders.toKafka(message.headers()));

@@ -1,0 +1,56 @@
+package dev.shove.kafka;
+
+import dev.shove.BrokerConfig;
+import dev.shove.GroupConfig;
+import dev.shove.conformance.BrokerConformance;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The whole conformance kit against the real Kafka broker ({@code SHOVE_KAFKA_BOOTSTRAP}, default {@code
+ * 127.0.0.1:9092}). Topics get 2 partitions to keep the single test broker light; the topics the kit created are
+ * deleted afterwards.
+ */
+class KafkaConformanceIT extends BrokerConformance<Kafka> {
+    private static final Set<String> before = new HashSet<>();
+
+    @BeforeAll
+    static void kafka() throws Exception {
+        KafkaTestSupport.requireKafka();
+        try (Admin admin = KafkaTestSupport.admin()) {
+            before.addAll(admin.listTopics().names().get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @AfterAll
+    static void deleteKitTopics() throws Exception {
+        try (Admin admin = KafkaTestSupport.admin()) {
+            Set<String> created = new HashSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
+            created.removeAll(before);
+            KafkaTestSupport.deleteTopics(created);
+        }
+    }
+
+    @Override
+    protected BrokerConfig<Kafka> brokerConfig() {
+        return KafkaConfig.custom(KafkaTestSupport.bootstrap())
+                .partitions(2)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .build();
+    }
+
+    @Override
+    protected GroupConfig<Kafka, ?> groupConfig(int min, int max) {
+        return KafkaConsumerGroupConfig.of(min, max);
+    }
+
+    @Override
+    protected Duration patience() {
+        return Duration.ofSeconds(30);
+    }
+}
