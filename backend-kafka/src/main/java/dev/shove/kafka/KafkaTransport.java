@@ -30,8 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -206,7 +208,7 @@ final class KafkaTransport implements Transport {
             ProducerRecord<byte[], byte[]> record =
                     new ProducerRecord<>(target, null, delivery.record().key(), copy.payload(), headers);
             try {
-                producer.send(record, (metadata, error) -> {
+                sendUninterruptibly(record, (metadata, error) -> {
                     if (error != null) {
                         firstFailure.compareAndSet(null, publishError(target, error));
                     }
@@ -219,6 +221,41 @@ final class KafkaTransport implements Transport {
                 if (left.decrementAndGet() == 0) {
                     done.accept(firstFailure.get());
                 }
+            }
+        }
+    }
+
+    /**
+     * Sends a settlement copy. {@code send} may block briefly (metadata, a full buffer) and a blocked send throws when
+     * its thread is interrupted; the engine interrupts idle workers when it stops, which must not fail a copy that is
+     * already decided. So the interrupt is set aside for the send and restored after it.
+     */
+    private void sendUninterruptibly(ProducerRecord<byte[], byte[]> record, Callback callback) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    producer.send(record, callback);
+                    return;
+                } catch (InterruptException e) {
+                    Thread.interrupted();
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Fetches the producer's metadata for topics that settlements will write to, so their first copy need not wait. */
+    private void warmUp(List<String> topics) {
+        for (String t : topics) {
+            try {
+                producer.partitionsFor(t);
+            } catch (RuntimeException e) {
+                log.debug("no producer metadata yet for Kafka topic '{}': {}", t, e.toString());
             }
         }
     }
@@ -252,6 +289,14 @@ final class KafkaTransport implements Transport {
             if (needsRelay(topic)) {
                 acquireRelay(topic);
             }
+        }
+        if (main) {
+            List<String> targets = new ArrayList<>();
+            if (needsRelay(topic)) {
+                topic.holdTiers().forEach(t -> targets.add(t.queue()));
+            }
+            topic.dlq().ifPresent(targets::add);
+            warmUp(targets);
         }
         KafkaSubscription subscription = new KafkaSubscription(this, request, sink, groupId);
         subscriptions.add(subscription);
