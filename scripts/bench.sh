@@ -28,4 +28,6 @@ export JAVA_HOME
 scripts/brokers.sh up "$broker"
 ./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \
     -DskipTests -DskipITs -Dspotless.check.skip=true -Dmdep.outputFile=target/classpath.txt
-exec "$JAVA_HOME/bin/java" -Xmx2g -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" "$main" "$@"
+# SHOVE_BENCH_JAVA_OPTS adds JVM options, e.g. -XX:StartFlightRecording=filename=bench.jfr to profile.
+# shellcheck disable=SC2086
+exec "$JAVA_HOME/bin/java" -Xmx2g ${SHOVE_BENCH_JAVA_OPTS:-} -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" "$main" "$@"

@@ -2,6 +2,7 @@ package dev.shove.kafka;
 
 import dev.shove.spi.Delivery;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -13,17 +14,20 @@ final class KafkaDelivery implements Delivery {
     final KafkaSubscription owner;
     final PartitionState state;
     private final ConsumerRecord<byte[], byte[]> record;
-    private final Map<String, String> headers;
+    private final boolean hideInternal;
+    // Decoded on first use, on the handler's thread rather than the poll thread.
+    private volatile @Nullable Map<String, String> headers;
+    private volatile @Nullable String deliveryId;
 
     KafkaDelivery(
             KafkaSubscription owner,
             PartitionState state,
             ConsumerRecord<byte[], byte[]> record,
-            Map<String, String> headers) {
+            boolean hideInternal) {
         this.owner = owner;
         this.state = state;
         this.record = record;
-        this.headers = headers;
+        this.hideInternal = hideInternal;
     }
 
     ConsumerRecord<byte[], byte[]> record() {
@@ -38,12 +42,22 @@ final class KafkaDelivery implements Delivery {
 
     @Override
     public Map<String, String> headers() {
-        return headers;
+        Map<String, String> h = headers;
+        if (h == null) {
+            h = Collections.unmodifiableMap(KafkaHeaders.fromKafka(record.headers(), hideInternal));
+            headers = h;
+        }
+        return h;
     }
 
     @Override
     public String deliveryId() {
-        return record.topic() + "-" + record.partition() + "@" + record.offset();
+        String id = deliveryId;
+        if (id == null) {
+            id = record.topic() + "-" + record.partition() + "@" + record.offset();
+            deliveryId = id;
+        }
+        return id;
     }
 
     @Override

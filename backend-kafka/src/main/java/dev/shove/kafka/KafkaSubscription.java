@@ -22,11 +22,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -89,7 +90,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final MeterRegistry registry;
     private final Gauge stalledGauge;
 
-    private final LinkedBlockingQueue<Note> notes = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
     private final AtomicInteger outstanding = new AtomicInteger();
     private final ReentrantLock deliverLock = new ReentrantLock();
@@ -98,6 +99,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private volatile boolean paused;
     private volatile boolean closing;
     private volatile boolean terminated;
+    private volatile boolean sleeping;
     private volatile int stalled;
 
     // Poll thread only.
@@ -192,6 +194,10 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     private void enqueue(Note note) {
         notes.add(note);
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
+        }
         if (terminated) {
             applyLateNotes(); // the poll thread has finished: answer the note here
         }
@@ -303,7 +309,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 if (!state.admit(r.offset())) {
                     continue; // re-read after a seek; still in flight or done
                 }
-                batch.add(new KafkaDelivery(this, state, r, KafkaHeaders.fromKafka(r.headers(), main)));
+                batch.add(new KafkaDelivery(this, state, r, main));
                 room--;
             }
             if (!batch.isEmpty()) {
@@ -323,7 +329,19 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
     private void applyNotes(long waitNanos) throws InterruptedException {
-        Note note = waitNanos > 0 ? notes.poll(waitNanos, TimeUnit.NANOSECONDS) : notes.poll();
+        Note note = notes.poll();
+        if (note == null && waitNanos > 0) {
+            // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
+            sleeping = true;
+            if (notes.isEmpty()) {
+                LockSupport.parkNanos(this, waitNanos);
+            }
+            sleeping = false;
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            note = notes.poll();
+        }
         while (note != null) {
             apply(note);
             note = notes.poll();

@@ -18,9 +18,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,8 +42,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       every record of the poll is done (contiguous);
  *   <li>(b) shove: one consumer, no-op handler;
  *   <li>(c) shove, sequenced topic, 1,000 keys over 8 partitions, 1 ms handler;
- *   <li>(d) raw partition-serial: one {@code KafkaConsumer}, each partition's records one after another (1 ms each),
- *       partitions in parallel.
+ *   <li>(d) raw partition-serial: one {@code KafkaConsumer}, one worker per partition handling that partition's
+ *       records one after another (1 ms each), partitions in parallel.
  * </ul>
  *
  * Each mode reads the same records with its own consumer group from the beginning; a rate is measured from the first
@@ -49,7 +51,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
  * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300000), {@code seqRecords} (30000), {@code prefetch}
- * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1).
+ * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcd: which of the
+ * four to run).
  */
 public final class KafkaBenchmark {
     record Msg(String id, String key, long amount, String note) {}
@@ -61,6 +64,7 @@ public final class KafkaBenchmark {
     private final int seqPrefetch;
     private final int keys;
     private final long workMs;
+    private final String modes;
 
     private KafkaBenchmark(Map<String, String> args) {
         String env = System.getenv("SHOVE_KAFKA_BOOTSTRAP");
@@ -71,6 +75,7 @@ public final class KafkaBenchmark {
         this.seqPrefetch = Integer.parseInt(args.getOrDefault("seqPrefetch", "200"));
         this.keys = Integer.parseInt(args.getOrDefault("keys", "1000"));
         this.workMs = Long.parseLong(args.getOrDefault("workMs", "1"));
+        this.modes = args.getOrDefault("modes", "abcd");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -125,10 +130,11 @@ public final class KafkaBenchmark {
                     (System.nanoTime() - t0) / 1e9);
             double[][] rates = new double[4][runs];
             for (int run = 0; run < runs; run++) {
-                rates[0][run] = rawVirtualThreads(plain.name());
-                rates[1][run] = shove(broker, plain, records, prefetch, 0);
-                rates[2][run] = shove(broker, sequenced, seqRecords, seqPrefetch, workMs);
-                rates[3][run] = rawPartitionSerial(sequenced.name(), seqRecords);
+                rates[0][run] = modes.contains("a") ? rawVirtualThreads(plain.name()) : Double.NaN;
+                rates[1][run] = modes.contains("b") ? shove(broker, plain, records, prefetch, 0) : Double.NaN;
+                rates[2][run] =
+                        modes.contains("c") ? shove(broker, sequenced, seqRecords, seqPrefetch, workMs) : Double.NaN;
+                rates[3][run] = modes.contains("d") ? rawPartitionSerial(sequenced.name(), seqRecords) : Double.NaN;
                 System.out.printf(
                         Locale.ROOT,
                         "run %d: (a) raw virtual threads %,.0f/s  (b) shove no-op %,.0f/s  (c) shove sequenced %,.0f/s"
@@ -243,37 +249,60 @@ public final class KafkaBenchmark {
         }
     }
 
-    /** (d): each partition's records one after another on its own virtual thread; commit once the poll is done. */
-    private double rawPartitionSerial(String topic, int expected) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(500));
-                ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+    /**
+     * (d): the classic partition-serial consumer: one worker thread per partition handles that partition's records one
+     * after another; the poll loop pauses a partition whose worker is behind and commits what the workers finished.
+     */
+    private double rawPartitionSerial(String topic, int expected) throws InterruptedException {
+        Map<TopicPartition, LinkedBlockingQueue<ConsumerRecord<byte[], byte[]>>> queues = new ConcurrentHashMap<>();
+        Map<TopicPartition, AtomicLong> doneOffsets = new ConcurrentHashMap<>();
+        AtomicInteger handled = new AtomicInteger();
+        AtomicLong first = new AtomicLong();
+        List<Thread> workers = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(500))) {
             consumer.subscribe(List.of(topic));
-            int seen = 0;
-            long first = 0;
-            while (seen < expected) {
-                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
-                if (batch.isEmpty()) {
-                    continue;
-                }
-                if (first == 0) {
-                    first = System.nanoTime();
-                }
-                CountDownLatch latch = new CountDownLatch(batch.partitions().size());
+            while (handled.get() < expected) {
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(20));
                 for (TopicPartition tp : batch.partitions()) {
-                    List<ConsumerRecord<byte[], byte[]>> part = batch.records(tp);
-                    executor.execute(() -> {
-                        for (ConsumerRecord<byte[], byte[]> r : part) {
-                            work(r);
-                        }
-                        latch.countDown();
+                    LinkedBlockingQueue<ConsumerRecord<byte[], byte[]>> queue = queues.computeIfAbsent(tp, k -> {
+                        LinkedBlockingQueue<ConsumerRecord<byte[], byte[]>> q = new LinkedBlockingQueue<>();
+                        AtomicLong done = new AtomicLong(-1);
+                        doneOffsets.put(k, done);
+                        workers.add(Thread.ofVirtual().start(() -> {
+                            try {
+                                while (true) {
+                                    ConsumerRecord<byte[], byte[]> r = q.take();
+                                    first.compareAndSet(0, System.nanoTime());
+                                    work(r);
+                                    done.set(r.offset());
+                                    handled.incrementAndGet();
+                                }
+                            } catch (InterruptedException e) {
+                                // benchmark over
+                            }
+                        }));
+                        return q;
                     });
+                    queue.addAll(batch.records(tp));
                 }
-                await(latch);
-                seen += batch.count();
-                consumer.commitAsync(nextOffsets(batch), null);
+                List<TopicPartition> pause = new ArrayList<>();
+                List<TopicPartition> resume = new ArrayList<>();
+                queues.forEach((tp, q) -> (q.size() > 500 ? pause : resume).add(tp));
+                consumer.pause(pause);
+                consumer.resume(resume);
+                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                doneOffsets.forEach((tp, o) -> {
+                    if (o.get() >= 0) {
+                        offsets.put(tp, new OffsetAndMetadata(o.get() + 1));
+                    }
+                });
+                if (!offsets.isEmpty()) {
+                    consumer.commitAsync(offsets, null);
+                }
             }
-            consumer.commitSync();
-            return rate(seen, first, System.nanoTime());
+            long end = System.nanoTime();
+            workers.forEach(Thread::interrupt);
+            return rate(handled.get(), first.get(), end);
         }
     }
 
