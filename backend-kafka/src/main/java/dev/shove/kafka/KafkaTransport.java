@@ -298,7 +298,16 @@ final class KafkaTransport implements Transport {
             topic.dlq().ifPresent(targets::add);
             warmUp(targets);
         }
-        KafkaSubscription subscription = new KafkaSubscription(this, request, sink, groupId);
+        KafkaSubscription subscription;
+        try {
+            subscription = new KafkaSubscription(this, request, sink, groupId);
+        } catch (RuntimeException e) {
+            if (main && needsRelay(topic)) {
+                releaseRelay(topic);
+            }
+            throw new BrokerUnavailableException(
+                    "cannot create a Kafka consumer for topic '" + request.queue() + "': " + e.getMessage(), e);
+        }
         subscriptions.add(subscription);
         subscription.start();
         return subscription;
