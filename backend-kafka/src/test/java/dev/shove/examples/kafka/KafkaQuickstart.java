@@ -26,8 +26,10 @@ import java.util.concurrent.TimeUnit;
  * scripts/brokers.sh up kafka}) from the repository root:
  *
  * <pre>
- * ./mvnw -q -pl backend-kafka -am test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.shove.examples.kafka.KafkaQuickstart
+ * ./mvnw -q -pl backend-kafka -am test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
+ * java -cp "backend-kafka/target/test-classes:backend-kafka/target/classes:$(cat backend-kafka/target/test-classpath.txt)" \
+ *     dev.shove.examples.kafka.KafkaQuickstart
  * </pre>
  */
 public final class KafkaQuickstart {
@@ -38,13 +40,16 @@ public final class KafkaQuickstart {
     public static void main(String[] args) throws Exception {
         String bootstrap = System.getenv().getOrDefault("SHOVE_KAFKA_BOOTSTRAP", "127.0.0.1:9092");
         // A fresh name per run, so the example never reads an earlier run's messages.
+        // region topic
         Topic<OrderPaid> orders = Topic.builder("quickstart-orders-" + UUID.randomUUID(), OrderPaid.class)
                 .holdQueue(Duration.ofMillis(500))
                 .holdQueue(Duration.ofSeconds(5))
                 .dlq()
-                .build();
+                .build(); // on Kafka: {name}, {name}-hold-500ms, {name}-hold-5s, {name}-dlq
+        // endregion topic
         CountDownLatch done = new CountDownLatch(2);
 
+        // region connect
         try (Broker<Kafka> broker = Broker.connect(KafkaConfig.of(bootstrap))) {
             broker.topology().declare(orders);
             var group = broker.consumerGroup();
@@ -52,6 +57,7 @@ public final class KafkaQuickstart {
                     orders,
                     ConsumerGroupConfig.of(
                             KafkaConsumerGroupConfig.of(1, 2).withHandlerTimeout(Duration.ofSeconds(10))),
+                    // endregion connect
                     () -> new MessageHandler<OrderPaid, NoContext>() {
                         @Override
                         public Outcome handle(OrderPaid order, MessageMetadata meta, NoContext ctx) {
