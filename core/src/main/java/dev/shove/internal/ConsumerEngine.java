@@ -250,7 +250,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         worker.nanos = System.nanoTime() - start;
         boolean mine = worker.slot.disarm();
         running.decrementAndGet();
-        Thread.interrupted(); // a late interrupt must not leak into the next message
+        if (Thread.currentThread().isInterrupted()) {
+            // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a
+            // virtual thread, which cost ~10% of a worker's time when done on every message.
+            Thread.interrupted();
+        }
         if (!mine) {
             worker.retired = true;
         }
