@@ -43,7 +43,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   <li>(b) shove: one consumer, no-op handler;
  *   <li>(c) shove, sequenced topic, 1,000 keys over 8 partitions, 1 ms handler;
  *   <li>(d) raw partition-serial: one {@code KafkaConsumer}, one worker per partition handling that partition's
- *       records one after another (1 ms each), partitions in parallel.
+ *       records one after another (1 ms each), partitions in parallel;
+ *   <li>(e) raw poll loop: one {@code KafkaConsumer}, records handled on the poll thread, {@code commitAsync} per
+ *       poll: the best raw mode, the reference of the 0.8x target in PERFORMANCE.md.
  * </ul>
  *
  * Each mode reads the same records with its own consumer group from the beginning; a rate is measured from the first
@@ -51,8 +53,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
  * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300000), {@code seqRecords} (30000), {@code prefetch}
- * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcd: which of the
- * four to run).
+ * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcde: which of the
+ * five to run).
  */
 public final class KafkaBenchmark {
     record Msg(String id, String key, long amount, String note) {}
@@ -75,7 +77,7 @@ public final class KafkaBenchmark {
         this.seqPrefetch = Integer.parseInt(args.getOrDefault("seqPrefetch", "200"));
         this.keys = Integer.parseInt(args.getOrDefault("keys", "1000"));
         this.workMs = Long.parseLong(args.getOrDefault("workMs", "1"));
-        this.modes = args.getOrDefault("modes", "abcd");
+        this.modes = args.getOrDefault("modes", "abcde");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -128,39 +130,47 @@ public final class KafkaBenchmark {
                     "published %d records in %.1f s%n",
                     records + seqRecords,
                     (System.nanoTime() - t0) / 1e9);
-            double[][] rates = new double[4][runs];
+            double[][] rates = new double[5][runs];
             for (int run = 0; run < runs; run++) {
                 rates[0][run] = modes.contains("a") ? rawVirtualThreads(plain.name()) : Double.NaN;
                 rates[1][run] = modes.contains("b") ? shove(broker, plain, records, prefetch, 0) : Double.NaN;
                 rates[2][run] =
                         modes.contains("c") ? shove(broker, sequenced, seqRecords, seqPrefetch, workMs) : Double.NaN;
                 rates[3][run] = modes.contains("d") ? rawPartitionSerial(sequenced.name(), seqRecords) : Double.NaN;
+                rates[4][run] = modes.contains("e") ? rawPollLoop(plain.name()) : Double.NaN;
                 System.out.printf(
                         Locale.ROOT,
                         "run %d: (a) raw virtual threads %,.0f/s  (b) shove no-op %,.0f/s  (c) shove sequenced %,.0f/s"
-                                + "  (d) raw partition-serial %,.0f/s  b/a %.2f  c/d %.1f%n",
+                                + "  (d) raw partition-serial %,.0f/s  (e) raw poll loop %,.0f/s  b/a %.2f  c/d %.1f"
+                                + "  b/e %.2f%n",
                         run + 1,
                         rates[0][run],
                         rates[1][run],
                         rates[2][run],
                         rates[3][run],
+                        rates[4][run],
                         rates[1][run] / rates[0][run],
-                        rates[2][run] / rates[3][run]);
+                        rates[2][run] / rates[3][run],
+                        rates[1][run] / rates[4][run]);
             }
             double a = median(rates[0]);
             double b = median(rates[1]);
             double c = median(rates[2]);
             double d = median(rates[3]);
+            double e = median(rates[4]);
             System.out.printf(
                     Locale.ROOT,
-                    "median of %d: (a) %,.0f/s  (b) %,.0f/s  (c) %,.0f/s  (d) %,.0f/s  b/a %.2f  c/d %.1f%n",
+                    "median of %d: (a) %,.0f/s  (b) %,.0f/s  (c) %,.0f/s  (d) %,.0f/s  (e) %,.0f/s  b/a %.2f  c/d %.1f"
+                            + "  b/e %.2f (ratios of the medians; compare the per-run ratios above too)%n",
                     runs,
                     a,
                     b,
                     c,
                     d,
+                    e,
                     b / a,
-                    c / d);
+                    c / d,
+                    b / e);
         } finally {
             deleteTopics(plain.name(), sequenced.name());
         }
@@ -216,6 +226,31 @@ public final class KafkaBenchmark {
                     + handled.get() + " of " + expected + ", " + outcome);
         }
         return rate(expected, first.get(), last.get());
+    }
+
+    /** (e): the best raw mode: no hand-off at all, records handled on the poll thread, commitAsync per poll. */
+    private double rawPollLoop(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(500))) {
+            consumer.subscribe(List.of(topic));
+            int seen = 0;
+            long first = 0;
+            while (seen < records) {
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
+                if (batch.isEmpty()) {
+                    continue;
+                }
+                if (first == 0) {
+                    first = System.nanoTime();
+                }
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    noop(r);
+                }
+                seen += batch.count();
+                consumer.commitAsync();
+            }
+            consumer.commitSync();
+            return rate(seen, first, System.nanoTime());
+        }
     }
 
     /** (a): each record on a virtual thread; commit once the whole poll is done. */
