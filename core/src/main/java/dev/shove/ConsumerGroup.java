@@ -17,8 +17,8 @@ import java.util.function.Supplier;
  *
  * <p>Registration declares the topic. Consumers start when the group starts (min of each registration), a built-in
  * autoscaler moves each registration between min and max, and a topic with a dead-letter queue also gets one
- * consumer that passes dead letters to {@link MessageHandler#handleDead}. Sequenced topics register the same way.
- * Thread-safe.
+ * consumer that passes dead letters to {@link MessageHandler#handleDead}. Sequenced topics register the same way. A
+ * broadcast topic gets exactly one consumer per registration, which receives every message. Thread-safe.
  *
  * @param <B> the backend marker; a registration takes that backend's group settings
  * @param <C> the context type passed to every handler
@@ -37,6 +37,12 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
     ConsumerGroup<B, C> withDefaultHandlerTimeout(Duration timeout);
 
     /**
+     * Adds an interceptor around the handlers of every topic registered afterwards, outside the registrations' own
+     * interceptors. Group interceptors run in the order added, outermost first.
+     */
+    ConsumerGroup<B, C> withInterceptor(HandlerInterceptor interceptor);
+
+    /**
      * Declares the topic and registers a handler factory for it; the factory is called once per consumer. If the
      * group is running, the registration's minimum consumers start at once.
      *
@@ -47,6 +53,18 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
             Topic<T> topic,
             ConsumerGroupConfig<B> config,
             Supplier<? extends MessageHandler<T, ? super C>> handlerFactory);
+
+    /**
+     * Declares the topic and registers a batch handler factory for it; each consumer handles up to {@code prefetch}
+     * batches at once. Sequenced topics cannot take batch handlers.
+     *
+     * @throws IllegalArgumentException for a sequenced topic
+     */
+    <T> ConsumerGroup<B, C> registerBatch(
+            Topic<T> topic,
+            ConsumerGroupConfig<B> config,
+            BatchOptions batch,
+            Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory);
 
     /** Adds one consumer to a registration; false when it already runs its maximum. */
     boolean scaleUp(Topic<?> topic);

@@ -1,9 +1,14 @@
 package dev.shove;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,8 +16,7 @@ import org.jspecify.annotations.Nullable;
  * Start from {@link #defaults()}.
  *
  * <ul>
- *   <li>{@code prefetch} {@value #DEFAULT_PREFETCH}: messages handled at once per consumer (and, for an unsequenced
- *       topic, received ahead).
+ *   <li>{@code prefetch} {@value #DEFAULT_PREFETCH}: messages (or batches) handled at once per consumer.
  *   <li>{@code maxRetries} {@value #DEFAULT_MAX_RETRIES}: the handler runs at most {@code maxRetries + 1} times per
  *       message; a retry at {@code retryCount == maxRetries} dead-letters the message.
  *   <li>handler timeout: inherited from the group ({@link ConsumerGroup#withDefaultHandlerTimeout}), else {@link
@@ -21,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code maxMessageSize} {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes: larger payloads are dead-lettered unread.
  *   <li>{@code laneBuffer} {@value #DEFAULT_LANE_BUFFER}: on a sequenced topic, how many received messages a consumer
  *       holds for keys that are busy (a key whose earlier message is running or waiting out a retry).
+ *   <li>decode-failure policy {@link DecodeFailurePolicy#REJECT}; no required headers; no interceptors; the broker's
+ *       default start position; no seeking.
  * </ul>
  */
 public final class ConsumerOptions {
@@ -30,8 +36,54 @@ public final class ConsumerOptions {
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 10 * 1024 * 1024;
     public static final int DEFAULT_LANE_BUFFER = 100;
 
-    private static final ConsumerOptions DEFAULTS = new ConsumerOptions(
-            DEFAULT_PREFETCH, DEFAULT_MAX_RETRIES, null, false, null, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_LANE_BUFFER);
+    private static final ConsumerOptions DEFAULTS = new ConsumerOptions(new Fields());
+
+    /** The mutable twin used to derive copies; never escapes this class. */
+    private static final class Fields {
+        int prefetch = DEFAULT_PREFETCH;
+        int maxRetries = DEFAULT_MAX_RETRIES;
+
+        @Nullable
+        Duration handlerTimeout;
+
+        boolean handlerTimeoutDisabled;
+
+        @Nullable
+        Outcome handlerTimeoutOutcome;
+
+        int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+        int laneBuffer = DEFAULT_LANE_BUFFER;
+        DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.REJECT;
+        Set<String> requiredHeaders = Set.of();
+
+        @Nullable
+        Class<? extends Record> headerContract;
+
+        List<HandlerInterceptor> interceptors = List.of();
+
+        @Nullable
+        Position startAt;
+
+        boolean seeking;
+
+        Fields() {}
+
+        Fields(ConsumerOptions o) {
+            prefetch = o.prefetch;
+            maxRetries = o.maxRetries;
+            handlerTimeout = o.handlerTimeout;
+            handlerTimeoutDisabled = o.handlerTimeoutDisabled;
+            handlerTimeoutOutcome = o.handlerTimeoutOutcome;
+            maxMessageSize = o.maxMessageSize;
+            laneBuffer = o.laneBuffer;
+            decodeFailurePolicy = o.decodeFailurePolicy;
+            requiredHeaders = o.requiredHeaders;
+            headerContract = o.headerContract;
+            interceptors = o.interceptors;
+            startAt = o.startAt;
+            seeking = o.seeking;
+        }
+    }
 
     private final int prefetch;
     private final int maxRetries;
@@ -40,22 +92,33 @@ public final class ConsumerOptions {
     private final @Nullable Outcome handlerTimeoutOutcome;
     private final int maxMessageSize;
     private final int laneBuffer;
+    private final DecodeFailurePolicy decodeFailurePolicy;
+    private final Set<String> requiredHeaders;
+    private final @Nullable Class<? extends Record> headerContract;
+    private final List<HandlerInterceptor> interceptors;
+    private final @Nullable Position startAt;
+    private final boolean seeking;
 
-    private ConsumerOptions(
-            int prefetch,
-            int maxRetries,
-            @Nullable Duration handlerTimeout,
-            boolean handlerTimeoutDisabled,
-            @Nullable Outcome handlerTimeoutOutcome,
-            int maxMessageSize,
-            int laneBuffer) {
-        this.prefetch = prefetch;
-        this.maxRetries = maxRetries;
-        this.handlerTimeout = handlerTimeout;
-        this.handlerTimeoutDisabled = handlerTimeoutDisabled;
-        this.handlerTimeoutOutcome = handlerTimeoutOutcome;
-        this.maxMessageSize = maxMessageSize;
-        this.laneBuffer = laneBuffer;
+    private ConsumerOptions(Fields f) {
+        this.prefetch = f.prefetch;
+        this.maxRetries = f.maxRetries;
+        this.handlerTimeout = f.handlerTimeout;
+        this.handlerTimeoutDisabled = f.handlerTimeoutDisabled;
+        this.handlerTimeoutOutcome = f.handlerTimeoutOutcome;
+        this.maxMessageSize = f.maxMessageSize;
+        this.laneBuffer = f.laneBuffer;
+        this.decodeFailurePolicy = f.decodeFailurePolicy;
+        this.requiredHeaders = f.requiredHeaders;
+        this.headerContract = f.headerContract;
+        this.interceptors = f.interceptors;
+        this.startAt = f.startAt;
+        this.seeking = f.seeking;
+    }
+
+    private ConsumerOptions with(Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return new ConsumerOptions(f);
     }
 
     /** The defaults listed above. */
@@ -94,19 +157,41 @@ public final class ConsumerOptions {
         return laneBuffer;
     }
 
+    public DecodeFailurePolicy decodeFailurePolicy() {
+        return decodeFailurePolicy;
+    }
+
+    /** Headers every message must carry; a message without one is settled by the decode-failure policy. */
+    public Set<String> requiredHeaders() {
+        return requiredHeaders;
+    }
+
+    /** The record type every message's headers must parse into, if any (see {@link #withHeaderContract}). */
+    public Optional<Class<? extends Record>> headerContract() {
+        return Optional.ofNullable(headerContract);
+    }
+
+    /** This registration's interceptors, outermost first. */
+    public List<HandlerInterceptor> interceptors() {
+        return interceptors;
+    }
+
+    /** Where a log-like subscription starts, forced on every start; empty for the broker's default. */
+    public Optional<Position> startAt() {
+        return Optional.ofNullable(startAt);
+    }
+
+    /** Whether handlers may move the subscription with {@link Outcome#andSeek(Position)}. */
+    public boolean isSeeking() {
+        return seeking;
+    }
+
     /** Handle up to {@code prefetch} messages at once per consumer (at least 1). */
     public ConsumerOptions withPrefetch(int prefetch) {
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be at least 1, was " + prefetch);
         }
-        return new ConsumerOptions(
-                prefetch,
-                maxRetries,
-                handlerTimeout,
-                handlerTimeoutDisabled,
-                handlerTimeoutOutcome,
-                maxMessageSize,
-                laneBuffer);
+        return with(f -> f.prefetch = prefetch);
     }
 
     /** Run the handler at most {@code maxRetries + 1} times per message (0 means no retries at all). */
@@ -114,14 +199,7 @@ public final class ConsumerOptions {
         if (maxRetries < 0) {
             throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
         }
-        return new ConsumerOptions(
-                prefetch,
-                maxRetries,
-                handlerTimeout,
-                handlerTimeoutDisabled,
-                handlerTimeoutOutcome,
-                maxMessageSize,
-                laneBuffer);
+        return with(f -> f.maxRetries = maxRetries);
     }
 
     /** Interrupt a handler that runs longer than {@code timeout} and apply the timeout outcome. */
@@ -130,13 +208,18 @@ public final class ConsumerOptions {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("handler timeout must be positive, was " + timeout);
         }
-        return new ConsumerOptions(
-                prefetch, maxRetries, timeout, false, handlerTimeoutOutcome, maxMessageSize, laneBuffer);
+        return with(f -> {
+            f.handlerTimeout = timeout;
+            f.handlerTimeoutDisabled = false;
+        });
     }
 
     /** Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline. */
     public ConsumerOptions withoutHandlerTimeout() {
-        return new ConsumerOptions(prefetch, maxRetries, null, true, handlerTimeoutOutcome, maxMessageSize, laneBuffer);
+        return with(f -> {
+            f.handlerTimeout = null;
+            f.handlerTimeoutDisabled = true;
+        });
     }
 
     /**
@@ -145,11 +228,13 @@ public final class ConsumerOptions {
      */
     public ConsumerOptions withHandlerTimeoutOutcome(Outcome outcome) {
         Objects.requireNonNull(outcome, "outcome");
-        if (outcome.continuation().isPresent()) {
-            throw new IllegalArgumentException("a handler timeout outcome cannot carry a continuation");
+        if (outcome.continuation().isPresent()
+                || !outcome.replies().isEmpty()
+                || outcome.seek().isPresent()) {
+            throw new IllegalArgumentException(
+                    "a handler timeout outcome cannot carry a continuation, replies or a seek: " + outcome);
         }
-        return new ConsumerOptions(
-                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, outcome, maxMessageSize, laneBuffer);
+        return with(f -> f.handlerTimeoutOutcome = outcome);
     }
 
     /** Dead-letter payloads larger than {@code bytes} without decoding them. */
@@ -157,14 +242,12 @@ public final class ConsumerOptions {
         if (bytes < 1) {
             throw new IllegalArgumentException("maxMessageSize must be at least 1 byte, was " + bytes);
         }
-        return new ConsumerOptions(
-                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, handlerTimeoutOutcome, bytes, laneBuffer);
+        return with(f -> f.maxMessageSize = bytes);
     }
 
     /** Accept payloads of any size. */
     public ConsumerOptions withoutMessageSizeLimit() {
-        return new ConsumerOptions(
-                prefetch, maxRetries, handlerTimeout, handlerTimeoutDisabled, handlerTimeoutOutcome, 0, laneBuffer);
+        return with(f -> f.maxMessageSize = 0);
     }
 
     /** On a sequenced topic, hold up to {@code messages} received messages for busy keys per consumer. */
@@ -172,14 +255,58 @@ public final class ConsumerOptions {
         if (messages < 0) {
             throw new IllegalArgumentException("laneBuffer must not be negative, was " + messages);
         }
-        return new ConsumerOptions(
-                prefetch,
-                maxRetries,
-                handlerTimeout,
-                handlerTimeoutDisabled,
-                handlerTimeoutOutcome,
-                maxMessageSize,
-                messages);
+        return with(f -> f.laneBuffer = messages);
+    }
+
+    /** What to do with messages that cannot be read (see {@link DecodeFailurePolicy}). */
+    public ConsumerOptions withDecodeFailurePolicy(DecodeFailurePolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        return with(f -> f.decodeFailurePolicy = policy);
+    }
+
+    /** Require these headers on every message; a message missing one is settled by the decode-failure policy. */
+    public ConsumerOptions withRequiredHeaders(String... headers) {
+        Set<String> all = new LinkedHashSet<>(requiredHeaders);
+        for (String h : headers) {
+            all.add(Objects.requireNonNull(h, "header"));
+        }
+        return with(f -> f.requiredHeaders = Set.copyOf(all));
+    }
+
+    /**
+     * Require every message's headers to parse into {@code contract}, a record whose components name headers
+     * (components of type {@code Optional} may be missing; the others must be present and parse: numbers, booleans,
+     * enums, strings). A message that does not fit is settled by the decode-failure policy; the handler reads the
+     * parsed headers with {@link MessageMetadata#headersAs(Class)}.
+     */
+    public ConsumerOptions withHeaderContract(Class<? extends Record> contract) {
+        Objects.requireNonNull(contract, "contract");
+        return with(f -> f.headerContract = contract);
+    }
+
+    /** Adds an interceptor around this registration's handler (after, so inside, those added before). */
+    public ConsumerOptions withInterceptor(HandlerInterceptor interceptor) {
+        Objects.requireNonNull(interceptor, "interceptor");
+        List<HandlerInterceptor> all = new ArrayList<>(interceptors);
+        all.add(interceptor);
+        return with(f -> f.interceptors = List.copyOf(all));
+    }
+
+    /**
+     * Starts the subscription at {@code position} on every start (replay a log into a fresh group, or skip to the
+     * newest). Needs a log-like backend; registering on another fails at once.
+     */
+    public ConsumerOptions withStartAt(Position position) {
+        Objects.requireNonNull(position, "position");
+        return with(f -> f.startAt = position);
+    }
+
+    /**
+     * Lets handlers move the subscription with {@link Outcome#andSeek(Position)}. Needs a log-like backend;
+     * registering on another fails at once.
+     */
+    public ConsumerOptions withSeeking() {
+        return with(f -> f.seeking = true);
     }
 
     /**
@@ -201,6 +328,12 @@ public final class ConsumerOptions {
         return "ConsumerOptions[prefetch=" + prefetch + ", maxRetries=" + maxRetries + ", handlerTimeout="
                 + (handlerTimeoutDisabled ? "disabled" : handlerTimeout == null ? "inherited" : handlerTimeout)
                 + ", handlerTimeoutOutcome=" + handlerTimeoutOutcome() + ", maxMessageSize="
-                + (maxMessageSize > 0 ? maxMessageSize : "unlimited") + ", laneBuffer=" + laneBuffer + "]";
+                + (maxMessageSize > 0 ? maxMessageSize : "unlimited") + ", laneBuffer=" + laneBuffer
+                + ", decodeFailurePolicy=" + decodeFailurePolicy
+                + (requiredHeaders.isEmpty() ? "" : ", requiredHeaders=" + requiredHeaders)
+                + (headerContract == null ? "" : ", headerContract=" + headerContract.getSimpleName())
+                + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
+                + (startAt == null ? "" : ", startAt=" + startAt)
+                + (seeking ? ", seeking" : "") + "]";
     }
 }

@@ -25,12 +25,19 @@ public interface ConsumerSupervisor<B, C> extends AutoCloseable {
     /** The handler timeout of registrations that set none (else {@link ConsumerOptions#DEFAULT_HANDLER_TIMEOUT}). */
     ConsumerSupervisor<B, C> withDefaultHandlerTimeout(Duration timeout);
 
+    /** Adds an interceptor around the handlers of every topic registered afterwards; see {@link HandlerInterceptor}. */
+    ConsumerSupervisor<B, C> withInterceptor(HandlerInterceptor interceptor);
+
     /** Declares the topic and registers one consumer for it with {@link ConsumerOptions#defaults()}. */
     <T> ConsumerSupervisor<B, C> register(Topic<T> topic, MessageHandler<T, ? super C> handler);
 
     /** Declares the topic and registers one consumer for it. */
     <T> ConsumerSupervisor<B, C> register(
             Topic<T> topic, ConsumerOptions options, MessageHandler<T, ? super C> handler);
+
+    /** Declares the topic and registers one consumer with a batch handler for it. */
+    <T> ConsumerSupervisor<B, C> registerBatch(
+            Topic<T> topic, ConsumerOptions options, BatchOptions batch, BatchMessageHandler<T, ? super C> handler);
 
     /** See {@link ConsumerGroup#start()}. */
     void start();

@@ -104,6 +104,36 @@ public abstract class GroupConfig<B, S extends GroupConfig<B, S>> {
         return withOptions(options.withLaneBuffer(messages));
     }
 
+    /** See {@link ConsumerOptions#withDecodeFailurePolicy(DecodeFailurePolicy)}. */
+    public S withDecodeFailurePolicy(DecodeFailurePolicy policy) {
+        return withOptions(options.withDecodeFailurePolicy(policy));
+    }
+
+    /** See {@link ConsumerOptions#withRequiredHeaders(String...)}. */
+    public S withRequiredHeaders(String... headers) {
+        return withOptions(options.withRequiredHeaders(headers));
+    }
+
+    /** See {@link ConsumerOptions#withHeaderContract(Class)}. */
+    public S withHeaderContract(Class<? extends Record> contract) {
+        return withOptions(options.withHeaderContract(contract));
+    }
+
+    /** See {@link ConsumerOptions#withInterceptor(HandlerInterceptor)}. */
+    public S withInterceptor(HandlerInterceptor interceptor) {
+        return withOptions(options.withInterceptor(interceptor));
+    }
+
+    /** See {@link ConsumerOptions#withStartAt(Position)}. */
+    public S withStartAt(Position position) {
+        return withOptions(options.withStartAt(position));
+    }
+
+    /** See {@link ConsumerOptions#withSeeking()}. */
+    public S withSeeking() {
+        return withOptions(options.withSeeking());
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[consumers=" + minConsumers + ".." + maxConsumers + ", " + options + "]";

@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.internal.HeaderContracts;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,6 +25,8 @@ import java.util.OptionalLong;
  * @param partition the partition the message was read from, where the broker has partitions (Kafka)
  * @param offset the message's position in its log (Kafka offset, stream sequence), where the broker has one
  * @param timestampMs when the broker accepted the message, in milliseconds since the epoch, where the broker says
+ * @param position where the message sits in a log-like subscription (seek back to it with {@link
+ *     Outcome#andSeek(Position)}), where the backend has a log
  */
 public record MessageMetadata(
         String topic,
@@ -34,7 +37,8 @@ public record MessageMetadata(
         Map<String, String> headers,
         OptionalInt partition,
         OptionalLong offset,
-        OptionalLong timestampMs) {
+        OptionalLong timestampMs,
+        Optional<Position> position) {
 
     public MessageMetadata {
         Objects.requireNonNull(topic, "topic");
@@ -50,6 +54,7 @@ public record MessageMetadata(
         Objects.requireNonNull(partition, "partition");
         Objects.requireNonNull(offset, "offset");
         Objects.requireNonNull(timestampMs, "timestampMs");
+        Objects.requireNonNull(position, "position");
     }
 
     /**
@@ -65,12 +70,25 @@ public record MessageMetadata(
                 headers,
                 OptionalInt.empty(),
                 OptionalLong.empty(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                Optional.empty());
     }
 
     /** The value of one header, if present. */
     public Optional<String> header(String name) {
         return Optional.ofNullable(headers.get(name));
+    }
+
+    /**
+     * The headers parsed into a record whose components name headers: a component {@code tenantId} reads header
+     * {@code tenantId}, else {@code tenant-id}; {@code Optional} components may be missing, the others must be
+     * present; values are converted to numbers, booleans, enums or strings. Pair it with {@link
+     * ConsumerOptions#withHeaderContract} so that messages that do not fit never reach the handler.
+     *
+     * @throws IllegalArgumentException naming the header that is missing or does not parse
+     */
+    public <H extends Record> H headersAs(Class<H> contract) {
+        return HeaderContracts.parse(headers, contract);
     }
 
     /** The id shove stamped on the message when it was first published; it survives every retry. */

@@ -1,6 +1,9 @@
 package dev.shove;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -18,11 +21,14 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #reject()}: a permanent failure. To the dead-letter queue now, or, without one, discarded with a WARN
  *       and counted in {@code shove.messages.discarded}.
  *   <li>{@link #defer()}: not ready yet. The message waits in the first hold tier; its retry budget is untouched, so
- *       a message can be deferred indefinitely (bound it with {@link MessageMetadata#deliveryCount()} if needed).
+ *       a message can be deferred indefinitely: nothing in shove bounds it (each hold copy is a new broker message,
+ *       so its {@link MessageMetadata#deliveryCount()} starts again at 1). Bound it in the handler, e.g. from a time
+ *       in the message, if it can be deferred forever.
  * </ul>
  *
  * <p>Any outcome can carry a continuation ({@link #andThen(Runnable)}) that runs at most once, after the settlement
- * reached the broker, off the delivery path.
+ * reached the broker, off the delivery path. An ack can carry replies ({@link #withReply}), published before the
+ * message is acknowledged, and any outcome can move a log-like subscription ({@link #andSeek(Position)}).
  */
 public final class Outcome {
 
@@ -44,21 +50,47 @@ public final class Outcome {
         }
     }
 
-    private static final Outcome ACK = new Outcome(Kind.ACK, null, null, null);
-    private static final Outcome RETRY = new Outcome(Kind.RETRY, null, null, null);
-    private static final Outcome REJECT = new Outcome(Kind.REJECT, null, null, null);
-    private static final Outcome DEFER = new Outcome(Kind.DEFER, null, null, null);
+    /**
+     * A message to publish before the handled message is acknowledged.
+     *
+     * @param topic where to publish it
+     * @param message the reply
+     * @param headers headers of your own (not {@code shove-*})
+     * @param <R> the reply's type
+     */
+    public record Reply<R>(Topic<R> topic, R message, Map<String, String> headers) {
+        public Reply {
+            Objects.requireNonNull(topic, "topic");
+            Objects.requireNonNull(message, "message");
+            headers = Map.copyOf(headers);
+        }
+    }
+
+    private static final Outcome ACK = new Outcome(Kind.ACK, null, null, null, List.of(), null);
+    private static final Outcome RETRY = new Outcome(Kind.RETRY, null, null, null, List.of(), null);
+    private static final Outcome REJECT = new Outcome(Kind.REJECT, null, null, null, List.of(), null);
+    private static final Outcome DEFER = new Outcome(Kind.DEFER, null, null, null, List.of(), null);
 
     private final Kind kind;
     private final @Nullable Duration delay;
     private final @Nullable String reason;
     private final @Nullable Runnable continuation;
+    private final List<Reply<?>> replies;
+    private final @Nullable Position seek;
 
-    private Outcome(Kind kind, @Nullable Duration delay, @Nullable String reason, @Nullable Runnable continuation) {
+    private Outcome(
+            Kind kind,
+            @Nullable Duration delay,
+            @Nullable String reason,
+            @Nullable Runnable continuation,
+            List<Reply<?>> replies,
+            @Nullable Position seek) {
         this.kind = kind;
         this.delay = delay;
         this.reason = reason;
         this.continuation = continuation;
+        this.replies = replies;
+        this.seek = seek;
     }
 
     /** Success: the message leaves its queue. */
@@ -76,7 +108,7 @@ public final class Outcome {
      * message exactly do; the others round up to the shortest hold tier that is at least as long (never earlier).
      */
     public static Outcome retry(Duration delay) {
-        return new Outcome(Kind.RETRY, requirePositive(delay), null, null);
+        return new Outcome(Kind.RETRY, requirePositive(delay), null, null, List.of(), null);
     }
 
     /** Permanent failure: dead-letter the message now (or discard it, counted, when the topic has no DLQ). */
@@ -86,7 +118,7 @@ public final class Outcome {
 
     /** Permanent failure with a reason, which travels to the dead-letter queue and {@link DeadMessageMetadata}. */
     public static Outcome reject(String reason) {
-        return new Outcome(Kind.REJECT, null, Objects.requireNonNull(reason, "reason"), null);
+        return new Outcome(Kind.REJECT, null, Objects.requireNonNull(reason, "reason"), null, List.of(), null);
     }
 
     /** Not ready yet: deliver again after the first hold tier's delay, without spending a retry. */
@@ -96,7 +128,7 @@ public final class Outcome {
 
     /** Not ready yet: deliver again after at least {@code delay}, without spending a retry. */
     public static Outcome defer(Duration delay) {
-        return new Outcome(Kind.DEFER, requirePositive(delay), null, null);
+        return new Outcome(Kind.DEFER, requirePositive(delay), null, null, List.of(), null);
     }
 
     /**
@@ -116,7 +148,58 @@ public final class Outcome {
                         next.run();
                     }
                 };
-        return new Outcome(kind, delay, reason, combined);
+        return new Outcome(kind, delay, reason, combined, replies, seek);
+    }
+
+    /**
+     * Acknowledge, after publishing {@code message} to {@code topic}. Shorthand for {@code
+     * Outcome.ack().withReply(topic, message)}.
+     */
+    public static <R> Outcome reply(Topic<R> topic, R message) {
+        return ACK.withReply(topic, message);
+    }
+
+    /**
+     * This ack with a reply: shove publishes it (and every other reply of this outcome) before acknowledging the
+     * handled message. If a reply cannot be published the handled message is retried instead, so a reply may be
+     * published twice (at-least-once); where the backend has transactions the replies and the acknowledgement commit
+     * together.
+     *
+     * @throws IllegalStateException when this outcome is not an ack
+     */
+    public <R> Outcome withReply(Topic<R> topic, R message) {
+        return withReply(topic, message, Map.of());
+    }
+
+    /** This ack with a reply carrying headers of your own. */
+    public <R> Outcome withReply(Topic<R> topic, R message, Map<String, String> headers) {
+        if (kind != Kind.ACK) {
+            throw new IllegalStateException("only an ack can carry replies; this outcome is " + this);
+        }
+        List<Reply<?>> more = new ArrayList<>(replies);
+        more.add(new Reply<>(topic, message, headers));
+        return new Outcome(kind, delay, reason, continuation, List.copyOf(more), seek);
+    }
+
+    /**
+     * This outcome, then a move of the subscription to {@code position} once the message settled: the messages the
+     * consumer received but had not started are dropped, and consumption resumes at the position. Needs a
+     * registration that allows seeking ({@link ConsumerOptions#withSeeking()}) on a log-like backend. A
+     * position that no longer exists is refused: logged as an ERROR, and the subscription stays where it was.
+     */
+    public Outcome andSeek(Position position) {
+        Objects.requireNonNull(position, "position");
+        return new Outcome(kind, delay, reason, continuation, replies, position);
+    }
+
+    /** The replies to publish before the ack. */
+    public List<Reply<?>> replies() {
+        return replies;
+    }
+
+    /** Where to move the subscription after this outcome settled. */
+    public Optional<Position> seek() {
+        return Optional.ofNullable(seek);
     }
 
     public Kind kind() {
@@ -154,18 +237,20 @@ public final class Outcome {
         return kind == Kind.DEFER;
     }
 
-    /** Equal when kind, delay and reason are equal; continuations are not compared. */
+    /** Equal when kind, delay, reason, replies and seek are equal; continuations are not compared. */
     @Override
     public boolean equals(Object o) {
         return o instanceof Outcome other
                 && kind == other.kind
                 && Objects.equals(delay, other.delay)
-                && Objects.equals(reason, other.reason);
+                && Objects.equals(reason, other.reason)
+                && replies.equals(other.replies)
+                && Objects.equals(seek, other.seek);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, delay, reason);
+        return Objects.hash(kind, delay, reason, replies, seek);
     }
 
     @Override
@@ -176,6 +261,12 @@ public final class Outcome {
         }
         if (reason != null) {
             s.append("(\"").append(reason).append("\")");
+        }
+        if (!replies.isEmpty()) {
+            s.append(" with ").append(replies.size()).append(" reply(ies)");
+        }
+        if (seek != null) {
+            s.append(" then seek ").append(seek);
         }
         return s.toString();
     }

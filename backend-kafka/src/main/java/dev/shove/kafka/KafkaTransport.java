@@ -55,6 +55,7 @@ final class KafkaTransport implements Transport {
             .coordinates()
             .timestamps()
             .competingConsumers()
+            .nativeBatches()
             .build();
 
     private final KafkaConfig config;
@@ -128,31 +129,7 @@ final class KafkaTransport implements Transport {
         CompletableFuture<Void> result = new CompletableFuture<>();
         try {
             checkOpen();
-            int partitions = topology.partitionsForPublish(topic.name());
-            Integer partition = null;
-            byte[] key = null;
-            if (message.shard() >= 0) {
-                if (message.shard() >= partitions) {
-                    throw new PublishException(
-                            "topic '%s' has %d partitions but the message belongs to shard %d; declare the topic again to add partitions"
-                                    .formatted(topic.name(), partitions, message.shard()),
-                            null);
-                }
-                partition = message.shard();
-            }
-            String k = message.key();
-            if (k == null) {
-                k = config.messageKeyHeader().map(h -> message.headers().get(h)).orElse(null);
-            }
-            if (k != null) {
-                key = k.getBytes(StandardCharsets.UTF_8);
-            } else if (partition == null) {
-                // Kafka's sticky partitioner would put a slow trickle of unkeyed records on one partition, leaving
-                // the other consumers of the group idle: spread them round-robin instead.
-                partition = Math.floorMod(roundRobin.getAndIncrement(), partitions);
-            }
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
-                    topic.name(), partition, key, message.payload(), KafkaHeaders.toKafka(message.headers()));
+            ProducerRecord<byte[], byte[]> record = record(topic, message);
             producer.send(record, (metadata, error) -> {
                 if (error == null) {
                     result.complete(null);
@@ -166,6 +143,36 @@ final class KafkaTransport implements Transport {
             result.completeExceptionally(publishError(topic.name(), e));
         }
         return result;
+    }
+
+    /** The record of a published message: partition = shard for a sequenced topic, key as configured. */
+    private ProducerRecord<byte[], byte[]> record(Topic<?> topic, OutboundMessage message) {
+        int partitions = topology.partitionsForPublish(topic.name());
+        Integer partition = null;
+        byte[] key = null;
+        if (message.shard() >= 0) {
+            if (message.shard() >= partitions) {
+                throw new PublishException(
+                        "topic '%s' has %d partitions but the message belongs to shard %d; declare the topic again to"
+                                        .formatted(topic.name(), partitions, message.shard())
+                                + " add partitions",
+                        null);
+            }
+            partition = message.shard();
+        }
+        String k = message.key();
+        if (k == null) {
+            k = config.messageKeyHeader().map(h -> message.headers().get(h)).orElse(null);
+        }
+        if (k != null) {
+            key = k.getBytes(StandardCharsets.UTF_8);
+        } else if (partition == null) {
+            // Kafka's sticky partitioner would put a slow trickle of unkeyed records on one partition, leaving
+            // the other consumers of the group idle: spread them round-robin instead.
+            partition = Math.floorMod(roundRobin.getAndIncrement(), partitions);
+        }
+        return new ProducerRecord<>(
+                topic.name(), partition, key, message.payload(), KafkaHeaders.toKafka(message.headers()));
     }
 
     private PublishException publishError(String topic, Throwable error) {
@@ -189,24 +196,17 @@ final class KafkaTransport implements Transport {
         AtomicInteger left = new AtomicInteger(copies.size());
         AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         for (Settlement.Copy copy : copies) {
-            String target;
-            Headers headers = KafkaHeaders.toKafka(copy.headers());
-            headers.remove(KafkaHeaders.GROUP);
-            headers.remove(KafkaHeaders.ORIGINAL_PARTITION);
-            headers.remove(KafkaHeaders.ORIGINAL_OFFSET);
-            headers.add(KafkaHeaders.ORIGINAL_PARTITION, ascii(delivery.partition()));
-            switch (copy) {
-                case Settlement.Copy.ToHold hold -> {
-                    target = owner.topic().holdTiers().get(hold.tier()).queue();
-                    headers.add(KafkaHeaders.GROUP, owner.groupId().getBytes(StandardCharsets.UTF_8));
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = copyRecord(owner, delivery, copy);
+            } catch (RuntimeException e) {
+                firstFailure.compareAndSet(null, publishError(owner.topic().name(), e));
+                if (left.decrementAndGet() == 0) {
+                    done.accept(firstFailure.get());
                 }
-                case Settlement.Copy.ToDeadLetter dead -> {
-                    target = dead.queue();
-                    headers.add(KafkaHeaders.ORIGINAL_OFFSET, ascii(delivery.offset()));
-                }
+                continue;
             }
-            ProducerRecord<byte[], byte[]> record =
-                    new ProducerRecord<>(target, null, delivery.record().key(), copy.payload(), headers);
+            String target = record.topic();
             try {
                 sendUninterruptibly(record, (metadata, error) -> {
                     if (error != null) {
@@ -223,6 +223,32 @@ final class KafkaTransport implements Transport {
                 }
             }
         }
+    }
+
+    /** The record of one settlement copy. */
+    private ProducerRecord<byte[], byte[]> copyRecord(
+            KafkaSubscription owner, KafkaDelivery delivery, Settlement.Copy copy) {
+        if (copy instanceof Settlement.Copy.ToTopic reply) {
+            return record(reply.topic(), reply.message()); // a reply, published as publish() would
+        }
+        Headers headers = KafkaHeaders.toKafka(copy.headers());
+        headers.remove(KafkaHeaders.GROUP);
+        headers.remove(KafkaHeaders.ORIGINAL_PARTITION);
+        headers.remove(KafkaHeaders.ORIGINAL_OFFSET);
+        headers.add(KafkaHeaders.ORIGINAL_PARTITION, ascii(delivery.partition()));
+        String target;
+        switch (copy) {
+            case Settlement.Copy.ToHold hold -> {
+                target = owner.topic().holdTiers().get(hold.tier()).queue();
+                headers.add(KafkaHeaders.GROUP, owner.groupId().getBytes(StandardCharsets.UTF_8));
+            }
+            case Settlement.Copy.ToDeadLetter dead -> {
+                target = dead.queue();
+                headers.add(KafkaHeaders.ORIGINAL_OFFSET, ascii(delivery.offset()));
+            }
+            case Settlement.Copy.ToTopic reply -> throw new AssertionError("handled above");
+        }
+        return new ProducerRecord<>(target, null, delivery.record().key(), copy.payload(), headers);
     }
 
     /**

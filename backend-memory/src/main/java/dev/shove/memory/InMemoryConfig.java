@@ -19,13 +19,15 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
     public static final int DEFAULT_CAPACITY = 10_000;
 
     private final int capacity;
+    private final int retention;
 
-    private InMemoryConfig(int capacity) {
+    private InMemoryConfig(int capacity, int retention) {
         this.capacity = capacity;
+        this.retention = retention;
     }
 
     public static InMemoryConfig ofDefaults() {
-        return new InMemoryConfig(DEFAULT_CAPACITY);
+        return new InMemoryConfig(DEFAULT_CAPACITY, 0);
     }
 
     /** The same config with queues that hold at most {@code capacity} messages. */
@@ -33,11 +35,28 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
         if (capacity < 1) {
             throw new IllegalArgumentException("in-memory queue capacity must be at least 1, was " + capacity);
         }
-        return new InMemoryConfig(capacity);
+        return new InMemoryConfig(capacity, retention);
+    }
+
+    /**
+     * The same config with queues that are logs: each keeps the last {@code messages} messages, consumed or not, and
+     * a consumer group reads them through one shared position that can move ({@code Outcome.andSeek}, {@code
+     * ConsumerOptions.withStartAt}), like a Redis Stream. Capacity still bounds what waits unread.
+     */
+    public InMemoryConfig withRetention(int messages) {
+        if (messages < 1) {
+            throw new IllegalArgumentException("in-memory retention must be at least 1 message, was " + messages);
+        }
+        return new InMemoryConfig(capacity, messages);
     }
 
     public int capacity() {
         return capacity;
+    }
+
+    /** Messages each queue keeps as a log; 0 when queues are plain queues. */
+    public int retention() {
+        return retention;
     }
 
     @Override
@@ -47,6 +66,6 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
 
     @Override
     public String toString() {
-        return "InMemoryConfig[capacity=" + capacity + "]";
+        return "InMemoryConfig[capacity=" + capacity + (retention > 0 ? ", retention=" + retention : "") + "]";
     }
 }

@@ -39,7 +39,8 @@ public final class InMemoryProbe {
     }
 
     /**
-     * Whether nothing is waiting anywhere: every queue empty, no delivery unsettled, no retry waiting out its delay.
+     * Whether nothing is in motion: every queue empty except dead-letter queues, no delivery unsettled, no retry
+     * waiting out its delay. Dead letters may wait unread (read them with {@link #deadLetters}).
      */
     public boolean isIdle() {
         return broker.isIdle();

@@ -1,6 +1,7 @@
 package dev.shove.memory;
 
 import dev.shove.BrokerUnavailableException;
+import dev.shove.Position;
 import dev.shove.PublishException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -37,17 +39,13 @@ final class InMemoryTransport implements Transport {
     /** Exact delays of up to a year: timers, so any duration works. */
     static final Duration MAX_DELAY = Duration.ofDays(365);
 
-    private static final Capabilities CAPABILITIES = Capabilities.builder()
-            .exactDelays(MAX_DELAY)
-            .deliveryCount()
-            .redeliveryFlag()
-            .timestamps()
-            .competingConsumers()
-            .build();
-
+    private final Capabilities capabilities;
     private final int capacity;
+    private final int retention;
+    private final ConcurrentHashMap<String, MemBroadcast> broadcasts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, MemQueue> queues = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> topics = new ConcurrentHashMap<>();
+    private final Set<String> deadLetterQueues = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timers;
     private final AtomicInteger pendingTimers = new AtomicInteger();
     private final AtomicInteger subscriptionIds = new AtomicInteger();
@@ -55,6 +53,17 @@ final class InMemoryTransport implements Transport {
 
     InMemoryTransport(InMemoryConfig config, TransportContext context) {
         this.capacity = config.capacity();
+        this.retention = config.retention();
+        Capabilities.Builder caps = Capabilities.builder()
+                .exactDelays(MAX_DELAY)
+                .deliveryCount()
+                .redeliveryFlag()
+                .timestamps()
+                .competingConsumers()
+                .nativeBatches()
+                .transactions()
+                .broadcast();
+        this.capabilities = (retention > 0 ? caps.seek() : caps).build();
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .daemon()
                 .name("shove-memory-timer-" + context.clientName())
@@ -68,7 +77,7 @@ final class InMemoryTransport implements Transport {
 
     @Override
     public Capabilities capabilities() {
-        return CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -80,6 +89,10 @@ final class InMemoryTransport implements Transport {
             throw new TopologyException("topic '%s' is already declared as %s; it cannot be redeclared as %s"
                     .formatted(topic.name(), existing, shape));
         }
+        if (topic.isBroadcast()) {
+            broadcasts.computeIfAbsent(topic.name(), n -> new MemBroadcast(capacity));
+            return;
+        }
         topic.sequencing()
                 .ifPresentOrElse(
                         s -> {
@@ -88,10 +101,16 @@ final class InMemoryTransport implements Transport {
                             }
                         },
                         () -> queue(topic.name(), false));
-        topic.dlq().ifPresent(dlq -> queue(dlq, false));
+        topic.dlq().ifPresent(dlq -> {
+            queue(dlq, false);
+            deadLetterQueues.add(dlq);
+        });
     }
 
     private static String shape(Topic<?> topic) {
+        if (topic.isBroadcast()) {
+            return "broadcast";
+        }
         return topic.sequencing()
                         .map(s -> "sequenced(" + s.routingShards() + " shards)")
                         .orElse("unsequenced")
@@ -99,7 +118,7 @@ final class InMemoryTransport implements Transport {
     }
 
     private MemQueue queue(String name, boolean exclusive) {
-        MemQueue q = queues.computeIfAbsent(name, n -> new MemQueue(n, capacity, exclusive));
+        MemQueue q = queues.computeIfAbsent(name, n -> new MemQueue(n, capacity, retention, exclusive));
         if (q.exclusive != exclusive) {
             throw new TopologyException(
                     "queue '%s' already exists as a %s queue".formatted(name, q.exclusive ? "shard" : "plain"));
@@ -121,9 +140,12 @@ final class InMemoryTransport implements Transport {
     public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
         try {
             checkOpen();
-            String target = message.shard() >= 0 ? topic.shardName(message.shard()) : topic.name();
-            existing(target)
-                    .put(new MemMessage(message.payload(), message.headers(), System.currentTimeMillis()), false);
+            MemMessage m = new MemMessage(message.payload(), message.headers(), System.currentTimeMillis());
+            if (topic.isBroadcast()) {
+                broadcast(topic).publish(m);
+            } else {
+                existing(target(topic, message)).put(m, false);
+            }
             return CompletableFuture.completedFuture(null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -134,10 +156,42 @@ final class InMemoryTransport implements Transport {
         }
     }
 
+    private static String target(Topic<?> topic, OutboundMessage message) {
+        return message.shard() >= 0 ? topic.shardName(message.shard()) : topic.name();
+    }
+
+    private MemBroadcast broadcast(Topic<?> topic) {
+        MemBroadcast b = broadcasts.get(topic.name());
+        if (b == null) {
+            throw new TopologyException(
+                    "broadcast topic '%s' is not declared on the in-memory broker; declare it".formatted(topic.name())
+                            + " first with broker.topology().declare(topic)");
+        }
+        return b;
+    }
+
+    /** Publishes a reply that travels in a settlement; never refused for capacity. */
+    void publishCopy(Topic<?> topic, OutboundMessage message) {
+        MemMessage m = new MemMessage(message.payload(), message.headers(), System.currentTimeMillis());
+        try {
+            if (topic.isBroadcast()) {
+                broadcast(topic).publish(m);
+            } else {
+                existing(target(topic, message)).put(m, true);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException("interrupted while publishing a reply to '" + topic.name() + "'", e);
+        }
+    }
+
     @Override
     public Subscription subscribe(SubscriptionRequest request, DeliverySink sink) {
         checkOpen();
         Topic<?> topic = request.topic();
+        if (topic.isBroadcast()) {
+            return subscribeBroadcast(request, sink);
+        }
         List<MemQueue> sources = new ArrayList<>();
         if (request.source() == SubscriptionRequest.Source.DEAD_LETTER) {
             sources.add(existing(request.queue()));
@@ -150,10 +204,32 @@ final class InMemoryTransport implements Transport {
             sources.add(existing(topic.name()));
         }
         MemSubscription subscription =
-                new MemSubscription(this, subscriptionIds.incrementAndGet(), sources, sink, request.window());
+                new MemSubscription(this, subscriptionIds.incrementAndGet(), sources, sink, request.window(), () -> {});
+        Position startAt = request.startAt();
         for (MemQueue q : sources) {
-            q.attach(subscription);
+            if (startAt != null) {
+                q.attachAt(subscription, startAt);
+            } else {
+                q.attach(subscription);
+            }
         }
+        return subscription;
+    }
+
+    private Subscription subscribeBroadcast(SubscriptionRequest request, DeliverySink sink) {
+        MemBroadcast broadcast = broadcast(request.topic());
+        int id = subscriptionIds.incrementAndGet();
+        MemQueue own = new MemQueue(request.topic().name() + "#" + id, capacity, 0, false);
+        MemSubscription subscription =
+                new MemSubscription(this, id, List.of(own), sink, request.window(), () -> broadcast.unsubscribe(own));
+        Position start = request.startAt() != null ? request.startAt() : Position.end();
+        try {
+            broadcast.subscribe(own, start);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerUnavailableException("interrupted while subscribing to " + request.topic(), e);
+        }
+        own.attach(subscription);
         return subscription;
     }
 
@@ -194,6 +270,9 @@ final class InMemoryTransport implements Transport {
 
     @Override
     public QueueStats stats(Topic<?> topic) {
+        if (topic.isBroadcast()) {
+            return new QueueStats(0, 0);
+        }
         long ready = 0;
         long inFlight = 0;
         List<String> names = new ArrayList<>();
@@ -223,14 +302,24 @@ final class InMemoryTransport implements Transport {
         return existing(queue).snapshot();
     }
 
-    /** Whether nothing is queued, delivered-and-unsettled, or waiting on a timer anywhere. */
+    /**
+     * Whether nothing is in motion: no delivery unsettled, nothing waiting on a timer, nothing queued except dead
+     * letters (which stay until somebody reads them).
+     */
     boolean isIdle() {
         if (pendingTimers.get() > 0) {
             return false;
         }
         for (MemQueue q : queues.values()) {
-            if (q.depth() > 0 || q.inFlight() > 0) {
+            if (q.inFlight() > 0 || (q.depth() > 0 && !deadLetterQueues.contains(q.name))) {
                 return false;
+            }
+        }
+        for (MemBroadcast b : broadcasts.values()) {
+            for (MemQueue q : b.queues()) {
+                if (q.depth() > 0 || q.inFlight() > 0) {
+                    return false;
+                }
             }
         }
         return true;

@@ -1,7 +1,9 @@
 package dev.shove.memory;
 
+import dev.shove.Position;
 import dev.shove.spi.Delivery;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** One delivery of a {@link MemMessage} from a queue to a subscription. */
 final class MemDelivery implements Delivery {
@@ -50,5 +52,15 @@ final class MemDelivery implements Delivery {
     @Override
     public long timestampMs() {
         return message.timestampMs;
+    }
+
+    @Override
+    public long offset() {
+        return queue.isLog() ? message.position : -1;
+    }
+
+    @Override
+    public @Nullable Position position() {
+        return queue.isLog() ? new Position.Captured(queue.name, -1, message.position) : null;
     }
 }

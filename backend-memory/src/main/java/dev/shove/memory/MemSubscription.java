@@ -1,5 +1,6 @@
 package dev.shove.memory;
 
+import dev.shove.Position;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.SettleCallback;
@@ -21,16 +22,27 @@ final class MemSubscription implements Subscription {
     private final List<MemQueue> sources;
     private final DeliverySink sink;
     private final AtomicInteger window;
+    private final Runnable onClose;
+    /** Shards (exclusive queues) this subscription is the active consumer of; guides where free shards go. */
+    final AtomicInteger activeShards = new AtomicInteger();
+
     private final Set<MemDelivery> outstanding = ConcurrentHashMap.newKeySet();
     private volatile boolean paused;
     private volatile boolean closed;
 
-    MemSubscription(InMemoryTransport broker, int id, List<MemQueue> sources, DeliverySink sink, int window) {
+    MemSubscription(
+            InMemoryTransport broker, int id, List<MemQueue> sources, DeliverySink sink, int window, Runnable onClose) {
         this.broker = broker;
         this.id = id;
         this.sources = sources;
         this.sink = sink;
         this.window = new AtomicInteger(window);
+        this.onClose = onClose;
+    }
+
+    /** Whether a delivery could be taken now. */
+    boolean hasWindow() {
+        return !paused && window.get() > 0;
     }
 
     /** Takes one unit of window for a delivery; false when full or paused. Called under the queue's lock. */
@@ -70,6 +82,7 @@ final class MemSubscription implements Subscription {
                     case Settlement.Copy.ToHold hold -> broker.hold(d.queue.name, hold);
                     case Settlement.Copy.ToDeadLetter dead ->
                         broker.putCopy(dead.queue(), dead.payload(), dead.headers());
+                    case Settlement.Copy.ToTopic reply -> broker.publishCopy(reply.topic(), reply.message());
                 }
             }
         } catch (RuntimeException e) {
@@ -95,6 +108,30 @@ final class MemSubscription implements Subscription {
     }
 
     @Override
+    public void seek(Position position, List<Delivery> abandoned) {
+        for (Delivery delivery : abandoned) {
+            MemDelivery d = (MemDelivery) delivery;
+            if (outstanding.remove(d)) {
+                d.queue.settled();
+                window.incrementAndGet();
+            }
+        }
+        if (position instanceof Position.Captured captured) {
+            MemQueue target = sources.stream()
+                    .filter(q -> q.name.equals(captured.queue()))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "position " + captured + " is not in a queue of this subscription"));
+            target.seek(position);
+        } else {
+            for (MemQueue q : sources) {
+                q.seek(position);
+            }
+        }
+        pumpAll();
+    }
+
+    @Override
     public void pause() {
         paused = true;
     }
@@ -114,6 +151,7 @@ final class MemSubscription implements Subscription {
                 d.queue.requeue(d.message);
             }
         }
+        onClose.run();
     }
 
     @Override

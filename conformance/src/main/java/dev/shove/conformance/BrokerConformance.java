@@ -23,12 +23,30 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
+ * <p>Against a real broker, the integration test checks the broker first and adjusts the timing hooks:
+ *
+ * <pre>{@code
+ * class KafkaConformanceIT extends BrokerConformance<Kafka> {
+ *     @BeforeAll static void kafka() { BrokerAvailability.require("Kafka", "kafka", "127.0.0.1", 9092); }
+ *     @Override protected BrokerConfig<Kafka> brokerConfig() { return KafkaConfig.of("127.0.0.1:9092"); }
+ *     @Override protected GroupConfig<Kafka, ?> groupConfig(int min, int max) { return KafkaConsumerGroupConfig.of(min, max); }
+ *     @Override protected Duration quietPeriod() { return Duration.ofSeconds(2); }
+ * }
+ * }</pre>
+ *
  * <p>Every test connects its own broker (with a {@code SimpleMeterRegistry}), declares its own topics under unique
  * names ({@code retry-3f9a12c4-1}), and stops its groups and closes its broker when it ends, so tests never interfere
  * and can run against a shared real broker. Assertions poll with the backend's {@link #patience()}; "nothing more
  * happens" checks last the {@link #quietPeriod()}; timing contracts assert lower bounds only. Contracts a broker
  * cannot meet are skipped on the backend's {@link dev.shove.spi.Capabilities} or on the hooks below, never silently
  * passed.
+ *
+ * <p>Layout: each group of contracts (topology, publishing, outcomes, ...) is a package-private {@code *Contracts}
+ * class, and this class declares one {@code @Nested} inner class per group that extends it. JUnit discovers
+ * {@code @Nested} classes declared in an abstract superclass when the backend's subclass runs, so the backend's test
+ * stays a few lines, and a report lists the contracts by group.
+ *
+ * <p>JUnit creates one instance per test and runs it on one thread; instances are not meant to be shared.
  *
  * @param <B> the backend marker
  */
@@ -52,7 +70,7 @@ public abstract class BrokerConformance<B> {
     protected abstract GroupConfig<B, ?> groupConfig(int minConsumers, int maxConsumers);
 
     /**
-     * How long a contract polls for something to happen before it fails. Default {@value} 10 s; a slow broker may
+     * How long a contract polls for something to happen before it fails. Default 10 s; a slow broker may
      * need more. Never a performance bound: contracts only fail on it when the thing does not happen at all.
      */
     protected Duration patience() {

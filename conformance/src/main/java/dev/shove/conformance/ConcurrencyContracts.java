@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -122,8 +123,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("burst");
         Recorder<Msg> rec = h().acking();
         h().consume(topic, config(c -> c.withPrefetch(8)), rec);
-        List<Msg> all =
-                java.util.stream.IntStream.range(0, 200).mapToObj(Msg::of).toList();
+        List<Msg> all = IntStream.range(0, 200).mapToObj(Msg::of).toList();
         h().publisher().publishBatch(topic, all);
 
         rec.awaitCalls(200);

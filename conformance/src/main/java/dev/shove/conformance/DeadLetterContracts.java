@@ -6,6 +6,7 @@ import dev.shove.DeadMessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -137,5 +138,52 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
 
         h().await("handleDead to be interrupted", () -> gate.interrupted() == 1);
         rec.assertNoMoreDeaths(1);
+    }
+
+    @Test
+    @DisplayName("a rejected message's dead letter carries its payload bytes unchanged")
+    void deadLetterKeepsPayload() {
+        Topic<byte[]> topic =
+                h().rawTopic("dead-payload").holdQueue(tier()).dlq().build();
+        byte[] payload = {(byte) 0xca, (byte) 0xfe, 0, (byte) 0xba, (byte) 0xbe};
+        Recorder<byte[]> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, payload);
+
+        assertThat(rec.awaitDeaths(1).getFirst().message()).isEqualTo(payload);
+    }
+
+    @Test
+    @DisplayName("a dead letter that cannot be decoded is discarded visibly: counted in shove.messages.discarded")
+    void undecodableDeadLetterCounted() {
+        Topic<Msg> topic = plainTopic("dead-undecodable-count");
+        h().consume(topic, h().acking());
+        h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
+
+        h().await(
+                        "shove.messages.discarded{reason=decode} for the dead letter",
+                        () -> h().count(
+                                                "shove.messages.discarded",
+                                                "topic",
+                                                topic.dlq().orElseThrow(),
+                                                "reason",
+                                                "decode")
+                                == 1);
+    }
+
+    @Test
+    @DisplayName(
+            "a message dead-lettered for its size still reaches handleDead: the limit guards handlers, not the DLQ")
+    void oversizeDeadLetterReachesHandleDead() {
+        Topic<byte[]> topic =
+                h().rawTopic("dead-oversize").holdQueue(tier()).dlq().build();
+        Recorder<byte[]> rec = h().acking();
+        h().consume(topic, config(c -> c.withMaxMessageSize(1024)), rec);
+        h().publisher().publish(topic, new byte[4096]);
+
+        List<Recorder.Death<byte[]>> deaths = rec.awaitDeaths(1);
+        assertThat(deaths.getFirst().message()).hasSize(4096);
+        assertThat(deaths.getFirst().reason()).startsWith("oversize");
+        assertThat(rec.calls()).isEmpty();
     }
 }

@@ -261,4 +261,38 @@ abstract class GroupContracts<B> extends Contracts<B> {
 
         assertThatThrownBy(group::start).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    @DisplayName("registering on a stopped group fails with IllegalStateException")
+    void registerAfterStop() {
+        var group = h().group();
+        group.register(plainTopic("stopped-a"), config(), () -> h().<Msg>acking());
+        group.start();
+        group.stop(h().patience());
+
+        assertThatThrownBy(() -> group.register(plainTopic("stopped-b"), config(), () -> h().<Msg>acking()))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    @DisplayName("a handler factory that returns null fails the start with a message naming the topic")
+    void nullHandlerFactory() {
+        Topic<Msg> topic = plainTopic("null-factory");
+        var group = h().group();
+        group.register(topic, config(), () -> null);
+
+        assertThatThrownBy(group::start).hasMessageContaining(topic.name());
+    }
+
+    @Test
+    @DisplayName("a supervisor refuses to register the same topic twice")
+    void supervisorRegisterTwice() {
+        Topic<Msg> topic = plainTopic("supervisor-twice");
+        var supervisor = h().supervisor();
+        supervisor.register(topic, h().<Msg>acking());
+
+        assertThatThrownBy(() -> supervisor.register(topic, h().<Msg>acking()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(topic.name());
+    }
 }

@@ -9,6 +9,7 @@ import dev.shove.ConsumerSupervisor;
 import dev.shove.GroupConfig;
 import dev.shove.MessageHandler;
 import dev.shove.NoContext;
+import dev.shove.Outcome;
 import dev.shove.Publisher;
 import dev.shove.Topic;
 import io.micrometer.core.instrument.Counter;
@@ -214,7 +215,7 @@ final class Harness<B> implements AutoCloseable {
 
     /** A recorder that acknowledges everything. */
     <T> Recorder<T> acking() {
-        return recorder((m, meta, attempt) -> dev.shove.Outcome.ack());
+        return recorder((m, meta, attempt) -> Outcome.ack());
     }
 
     /** A closed gate, opened at the latest when the test ends. */

@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -123,7 +125,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
         h().broker().topology().declare(topic);
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publishBatch(topic, List.of(Msg.of(2), Msg.of(3)));
-        h().publisher().publishAsync(topic, Msg.of(4), java.util.Map.of()).join();
+        h().publisher().publishAsync(topic, Msg.of(4), Map.of()).join();
 
         assertThat(h().count(PUBLISHED, "topic", topic.name(), "outcome", "success"))
                 .isEqualTo(4);
@@ -174,7 +176,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
         Timer ack = h().search(PROCESSING_DURATION, "topic", topic.name(), "outcome", "ack")
                 .timer();
         assertThat(ack).isNotNull();
-        assertThat(ack.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(15);
+        assertThat(ack.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(15);
     }
 
     private long timerCount(Topic<?> topic, String outcome) {
@@ -283,5 +285,26 @@ abstract class MetricsContracts<B> extends Contracts<B> {
                                 == 1);
         assertThat(h().count(CONSUMED, "topic", topic.name(), "consumer_group", "default"))
                 .isZero();
+    }
+
+    @Test
+    @DisplayName("shove.messages.inflight follows a new group on a topic whose earlier group stopped")
+    void inflightGaugeAfterRestart() {
+        Topic<Msg> topic = plainTopic("metrics-inflight-restart");
+        var first = h().consume(topic, h().acking());
+        assertThat(first.stop(h().patience()).exitCode()).isZero();
+
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        h().consume(topic, config(c -> c.withPrefetch(4)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().publisher().publish(topic, Msg.of(2));
+        h().await("2 handlers running", () -> rec.running() == 2);
+
+        h().await("inflight = 2", () -> inflight(topic) == 2);
+        gate.open();
     }
 }

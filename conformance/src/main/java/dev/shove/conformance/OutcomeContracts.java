@@ -360,4 +360,46 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         rec.assertNoMoreCalls(2);
         assertThat(rec.retryCounts()).containsExactly(0, 1);
     }
+
+    @Test
+    @DisplayName("a topic declared without hold tiers retries after its implicit 1 s tier, never at once")
+    void implicitTier() {
+        Topic<Msg> topic = h().topic("implicit-tier").dlq().build();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
+        assertThat(calls.get(1).retryCount()).isEqualTo(1);
+        assertThat(millisBetween(calls.get(0).startNanos(), calls.get(1).startNanos()))
+                .isGreaterThanOrEqualTo(atLeastMillis(Topic.IMPLICIT_TIER_DELAY));
+    }
+
+    @Test
+    @DisplayName("a retried message comes back with its payload bytes unchanged")
+    void retryKeepsPayload() {
+        Topic<byte[]> topic =
+                h().rawTopic("retry-payload").holdQueue(tier()).dlq().build();
+        byte[] payload = {0, 1, 2, (byte) 0xff, (byte) 0xfe, 10, 13};
+        Recorder<byte[]> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, payload);
+
+        assertThat(rec.awaitCalls(2).get(1).message()).isEqualTo(payload);
+    }
+
+    @Test
+    @DisplayName("a retry at maxRetries goes straight to the DLQ, without waiting in a hold tier first")
+    void exhaustedSkipsHoldTier() {
+        // the only tier is far beyond the patience: a hop through it would never reach the DLQ in time
+        Topic<Msg> topic =
+                h().topic("no-hold-hop").holdQueue(Duration.ofMinutes(10)).dlq().build();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
+        h().consume(topic, config(c -> c.withMaxRetries(0)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
+        assertThat(death.reason()).isEqualTo("max-retries-exceeded");
+        assertThat(death.retryCount()).isZero();
+    }
 }

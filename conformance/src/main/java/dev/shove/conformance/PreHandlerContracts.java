@@ -166,4 +166,25 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
         assertThat(h().count("shove.messages.failed", "topic", topic.name(), "reason", "oversize"))
                 .isZero();
     }
+
+    @Test
+    @DisplayName("a message arriving with more retries spent than maxRetries is dead-lettered without the handler")
+    void overBudgetArrival() {
+        Topic<Msg> topic = plainTopic("over-budget");
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> Outcome.retry());
+        var group = h().consume(topic, config(c -> c.withMaxRetries(5)), first);
+        h().publisher().publish(topic, Msg.of(1));
+        h().await(
+                        "the first retry to settle",
+                        () -> h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "retry") == 1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        // the limit is lowered while the retry waits in its tier
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, config(c -> c.withMaxRetries(0)), second);
+        Recorder.Death<Msg> death = second.awaitDeaths(1).getFirst();
+        assertThat(death.reason()).isEqualTo("max-retries-exceeded");
+        assertThat(death.retryCount()).isEqualTo(1);
+        assertThat(second.calls()).isEmpty();
+    }
 }

@@ -2,15 +2,22 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.shove.BatchPublishException;
 import dev.shove.Codec;
 import dev.shove.CodecException;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
+import dev.shove.ShoveException;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.TopologyException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -82,7 +89,7 @@ abstract class PublishingContracts<B> extends Contracts<B> {
         h().consume(topic, rec);
         CompletableFuture<Void> accepted = h().publisher().publishAsync(topic, Msg.of(7), Map.of("k", "v"));
 
-        accepted.get(h().patience().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        accepted.get(h().patience().toMillis(), TimeUnit.MILLISECONDS);
         Recorder.Call<Msg> call = rec.awaitCalls(1).getFirst();
         assertThat(call.message()).isEqualTo(Msg.of(7));
         assertThat(call.metadata().headers()).containsEntry("k", "v");
@@ -258,5 +265,76 @@ abstract class PublishingContracts<B> extends Contracts<B> {
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
         assertThat(death.metadata().message().headers()).containsEntry("x-custom", "kept");
+    }
+
+    @Test
+    @DisplayName("a sequenced topic refuses a message whose key function gives null, and publishes nothing")
+    void nullSequenceKey() {
+        Topic<Msg> topic = h().topic("null-key")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, m -> m.n() == 0 ? null : m.key())
+                .build();
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+
+        assertThatThrownBy(() -> h().publisher().publish(topic, new Msg("a", 0)))
+                .isInstanceOf(IllegalArgumentException.class);
+        h().publisher().publish(topic, new Msg("a", 1));
+        rec.awaitCalls(1);
+        rec.assertNoMoreCalls(1);
+        assertThat(rec.messages()).containsExactly(new Msg("a", 1));
+    }
+
+    @Test
+    @DisplayName("a publisher used after its broker closed fails with a ShoveException")
+    void publishAfterClose() {
+        Topic<Msg> topic = plainTopic("closed");
+        var publisher = h().publisher();
+        h().broker().topology().declare(topic);
+        h().broker().close();
+
+        assertThatThrownBy(() -> publisher.publish(topic, Msg.of(1))).isInstanceOf(ShoveException.class);
+    }
+
+    @Test
+    @DisplayName("only the prefix is reserved: a header that merely contains 'shove' is accepted")
+    void onlyPrefixReserved() {
+        Topic<Msg> topic = plainTopic("prefix-only");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("x-shove-trace", "1", "shovel", "2"));
+
+        assertThat(rec.awaitCalls(1).getFirst().metadata().headers())
+                .containsEntry("x-shove-trace", "1")
+                .containsEntry("shovel", "2");
+    }
+
+    @Test
+    @DisplayName("publishAsync to a topic the broker refuses completes exceptionally with the TopologyException")
+    void publishAsyncFailure() {
+        assumeTrue(h().kit().refusesUndeclaredTopics(), "the backend creates topics on first use");
+        Topic<Msg> topic = plainTopic("async-refused");
+
+        CompletableFuture<Void> future = h().publisher().publishAsync(topic, Msg.of(1), Map.of());
+        assertThatThrownBy(future::join)
+                .isInstanceOf(CompletionException.class)
+                .cause()
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining(topic.name());
+    }
+
+    @Test
+    @DisplayName("a batch the broker refuses fails with a BatchPublishException naming every refused index")
+    void batchFailureNamesIndices() {
+        assumeTrue(h().kit().refusesUndeclaredTopics(), "the backend creates topics on first use");
+        Topic<Msg> topic = plainTopic("batch-refused");
+
+        assertThatThrownBy(() -> h().publisher().publishBatch(topic, List.of(Msg.of(1), Msg.of(2), Msg.of(3))))
+                .isInstanceOfSatisfying(BatchPublishException.class, e -> {
+                    assertThat(e.batchSize()).isEqualTo(3);
+                    assertThat(e.failedIndices()).containsExactly(0, 1, 2);
+                    assertThat(e.getMessage()).contains(topic.name());
+                });
     }
 }

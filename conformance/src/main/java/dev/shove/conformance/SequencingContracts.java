@@ -2,12 +2,15 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -294,5 +297,52 @@ abstract class SequencingContracts<B> extends Contracts<B> {
         rec.awaitCalls(8);
         assertThat(rec.maxRunning()).isEqualTo(1);
         assertThat(labels(rec, "a")).containsExactlyElementsOf(range("a", 0, 8));
+    }
+
+    @Test
+    @DisplayName("per-key order holds with several consumers in the group")
+    void orderWithSeveralConsumers() {
+        Topic<Msg> topic = sequenced("seq-consumers", SequenceFailure.SKIP);
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, ConsumerGroupConfig.of(h().groupConfig(3, 3)).withoutAutoscaler(), rec.factory());
+        for (int i = 0; i < 10; i++) {
+            for (String key : List.of("a", "b", "c", "d")) {
+                h().publisher().publish(topic, new Msg(key, i));
+            }
+        }
+
+        rec.awaitCalls(40);
+        for (String key : List.of("a", "b", "c", "d")) {
+            assertThat(labels(rec, key)).as("key " + key).containsExactlyElementsOf(range(key, 0, 10));
+        }
+        rec.assertNoMoreCalls(40);
+    }
+
+    @Test
+    @DisplayName("the ordering key travels in the shove-sequence-key header")
+    void keyInHeader() {
+        Topic<Msg> topic = sequenced("seq-header", SequenceFailure.SKIP);
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher().publish(topic, new Msg("customer-42", 0));
+
+        assertThat(rec.awaitCalls(1).getFirst().metadata().headers())
+                .containsEntry(ShoveHeaders.SEQUENCE_KEY, "customer-42");
+    }
+
+    @Test
+    @DisplayName("on a sequenced topic, the continuations of a retry and of the final ack each run once")
+    void continuationsAcrossInPlaceRetries() {
+        Topic<Msg> topic = sequenced("seq-continuation", SequenceFailure.SKIP);
+        AtomicInteger retried = new AtomicInteger();
+        AtomicInteger acked = new AtomicInteger();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0
+                ? Outcome.retry().andThen(retried::incrementAndGet)
+                : Outcome.ack().andThen(acked::incrementAndGet));
+        h().consume(topic, rec);
+        h().publisher().publish(topic, new Msg("a", 0));
+
+        h().await("both continuations to run", () -> retried.get() == 1 && acked.get() == 1);
+        h().assertStays("each ran once", () -> retried.get() == 1 && acked.get() == 1);
     }
 }

@@ -7,9 +7,11 @@ import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -20,12 +22,12 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         super(kit);
     }
 
-    /** Stops {@code stop} on a virtual thread, so the test can act while the drain runs. */
-    private static CompletableFuture<SupervisorOutcome> stopAsync(java.util.function.Supplier<SupervisorOutcome> stop) {
+    /** Runs {@code action} (a stop, a runUntil) on a virtual thread, so the test can act while it runs. */
+    private static CompletableFuture<SupervisorOutcome> inBackground(Supplier<SupervisorOutcome> action) {
         CompletableFuture<SupervisorOutcome> result = new CompletableFuture<>();
-        Thread.ofVirtual().name("shove-conformance-stop").start(() -> {
+        Thread.ofVirtual().name("shove-conformance-background").start(() -> {
             try {
-                result.complete(stop.get());
+                result.complete(action.get());
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
@@ -137,7 +139,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(2));
         h().await("both handlers to start", () -> gate.arrived() == 2);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop to wait for the handlers in flight", () -> !stopped.isDone());
         gate.open();
         SupervisorOutcome outcome = stopped.join();
@@ -163,7 +165,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop to wait for the handlers in flight", () -> !stopped.isDone());
         gate.open();
         assertThat(stopped.join().exitCode()).isZero();
@@ -204,6 +206,62 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName(
+            "a sequenced retry decided during the drain is returned at once: the drain does not wait out its delay")
+    void sequencedRetryDuringDrain() {
+        Topic<Msg> topic = h().topic("drain-seq-retry")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Gate gate = h().gate();
+        Duration longWait = h().patience().multipliedBy(3);
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.retry(longWait);
+        });
+        var group = h().consume(topic, first);
+        h().publisher().publish(topic, new Msg("a", 0));
+        h().await("a0 to start", () -> gate.arrived() == 1);
+
+        // the drain may last longer than the patience; it must not wait for the retry's delay
+        CompletableFuture<SupervisorOutcome> stopped =
+                inBackground(() -> group.stop(h().patience().multipliedBy(3)));
+        h().assertStays("stop to wait for the handler in flight", () -> !stopped.isDone());
+        gate.open();
+        h().await("the drain to end without waiting out the retry", stopped::isDone);
+        assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        assertThat(second.awaitCalls(1).getFirst().message().label()).isEqualTo("a0");
+    }
+
+    @Test
+    @DisplayName("a sequenced message waiting out a retry at shutdown comes back first for its key in the next group")
+    void sequencedOrderAcrossRestart() {
+        Topic<Msg> topic = h().topic("drain-seq-restart")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Duration longWait = h().patience().multipliedBy(3);
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> m.n() == 0 ? Outcome.retry(longWait) : Outcome.ack());
+        var group = h().consume(topic, first);
+        for (int i = 0; i < 3; i++) {
+            h().publisher().publish(topic, new Msg("a", i));
+        }
+        first.awaitCalls(1);
+        first.assertNoMoreCalls(1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        second.awaitCalls(3);
+        assertThat(second.calls()).extracting(c -> c.message().label()).containsExactly("a0", "a1", "a2");
+    }
+
+    @Test
     @DisplayName("runUntil starts the group, returns when its CompletableFuture signal completes, and drains")
     void runUntilSignal() {
         Topic<Msg> topic = plainTopic("run-until");
@@ -211,7 +269,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var group = h().group();
         group.register(topic, config(), () -> rec);
         CompletableFuture<Void> signal = new CompletableFuture<>();
-        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> group.runUntil(signal, h().patience()));
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> group.runUntil(signal, h().patience()));
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
         assertThat(ran).isNotDone();
@@ -228,7 +286,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         var supervisor = h().supervisor();
         supervisor.register(topic, rec);
         CompletableFuture<String> signal = new CompletableFuture<>();
-        CompletableFuture<SupervisorOutcome> ran = stopAsync(() -> supervisor.runUntil(signal, h().patience()));
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> supervisor.runUntil(signal, h().patience()));
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
 
@@ -237,7 +295,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("stop is idempotent: stopping again returns a clean outcome at once")
+    @DisplayName("stop is idempotent: stopping again returns the same outcome at once")
     void stopTwice() {
         Topic<Msg> topic = plainTopic("stop-twice");
         var group = h().consume(topic, h().acking());
@@ -320,7 +378,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(1));
         h().await("the continuation to start", () -> gate.arrived() == 1);
 
-        CompletableFuture<SupervisorOutcome> stopped = stopAsync(() -> group.stop(h().patience()));
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
         h().assertStays("stop waits for the continuation", () -> !stopped.isDone());
         gate.open();
         assertThat(stopped.join().exitCode()).isZero();
@@ -367,6 +425,71 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("a stop called while another stop drains returns only once the drain is over, with its outcome")
+    void concurrentStopWaits() {
+        Topic<Msg> topic = plainTopic("stop-concurrent");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().await("the handler to start", () -> gate.arrived() == 1);
+
+        CompletableFuture<SupervisorOutcome> first = inBackground(() -> group.stop(h().patience()));
+        h().assertStays("the first stop to drain", () -> !first.isDone());
+        CompletableFuture<SupervisorOutcome> second = inBackground(() -> group.stop(h().patience()));
+        h().assertStays("the second stop to wait for the drain", () -> !second.isDone());
+        gate.open();
+        assertThat(first.join()).isEqualTo(SupervisorOutcome.CLEAN);
+        assertThat(second.join()).isEqualTo(SupervisorOutcome.CLEAN);
+    }
+
+    @Test
+    @DisplayName("closing the broker while a group drains waits for the drain before closing the connection")
+    void brokerCloseWaitsForDrain() {
+        Topic<Msg> topic = plainTopic("close-during-drain");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        h().await("the handler to start", () -> gate.arrived() == 1);
+        CompletableFuture<SupervisorOutcome> stopped = inBackground(() -> group.stop(h().patience()));
+        h().assertStays("the stop to drain", () -> !stopped.isDone());
+
+        CompletableFuture<SupervisorOutcome> closed = inBackground(() -> {
+            h().broker().close();
+            return SupervisorOutcome.CLEAN;
+        });
+        h().assertStays("broker.close() to wait for the drain", () -> !closed.isDone());
+        gate.open();
+        closed.join();
+        assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
+        assertThat(h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "ack"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("close() stops a running group, and closing it again is harmless")
+    void closeStopsGroup() {
+        Topic<Msg> topic = plainTopic("group-close");
+        Recorder<Msg> rec = h().acking();
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        rec.awaitCalls(1);
+
+        group.close();
+        assertThat(group.activeConsumers(topic)).isZero();
+        group.close();
+        h().publisher().publish(topic, Msg.of(2));
+        rec.assertNoMoreCalls(1);
+    }
+
+    @Test
     @DisplayName("closing the broker stops its running groups")
     void brokerCloseStopsGroups() {
         Topic<Msg> topic = plainTopic("broker-close");
@@ -378,5 +501,37 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         h().broker().close();
         assertThat(group.activeConsumers(topic)).isZero();
         h().broker().close(); // idempotent
+    }
+
+    @Test
+    @DisplayName("runUntil also stops when its signal completes exceptionally")
+    void runUntilExceptionalSignal() {
+        Topic<Msg> topic = plainTopic("run-until-failed");
+        var group = h().group();
+        group.register(topic, config(), () -> h().<Msg>acking());
+        CompletableFuture<Void> signal = new CompletableFuture<>();
+        CompletableFuture<SupervisorOutcome> ran = inBackground(() -> group.runUntil(signal, h().patience()));
+        h().await("the group to start", () -> group.activeConsumers(topic) == 1);
+
+        signal.completeExceptionally(new IllegalStateException("shutdown requested on purpose"));
+        assertThat(ran.join().exitCode()).isZero();
+    }
+
+    @Test
+    @DisplayName("a slow continuation runs off the delivery path: it does not hold up the consumer")
+    void slowContinuationDoesNotBlock() {
+        Topic<Msg> topic = plainTopic("continuation-slow");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) ->
+                m.n() == 0 ? Outcome.ack().andThen(() -> gate.passIgnoringInterrupts()) : Outcome.ack());
+        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().publisher().publish(topic, Msg.of(0));
+        h().await("the continuation to start", () -> gate.arrived() == 1);
+        for (int i = 1; i < 4; i++) {
+            h().publisher().publish(topic, Msg.of(i));
+        }
+
+        rec.awaitCalls(4);
+        assertThat(gate.isOpen()).isFalse();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shove.ConsumerOptions;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -237,5 +238,50 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
                         "messages 1 and 2 handled while message 0 is stuck",
                         () -> rec.calls(m -> m.n() > 0).size() == 2);
         assertThat(gate.isOpen()).isFalse();
+    }
+
+    @Test
+    @DisplayName("with timeout outcome reject, a timed-out message is dead-lettered at once")
+    void timeoutOutcomeReject() {
+        Topic<Msg> topic = plainTopic("timeout-reject");
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            gate.pass();
+            return Outcome.ack();
+        });
+        h().consume(
+                        topic,
+                        config(c ->
+                                c.withHandlerTimeout(timeout()).withHandlerTimeoutOutcome(Outcome.reject("too slow"))),
+                        rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        assertThat(rec.awaitDeaths(1).getFirst().reason()).isEqualTo("rejected: too slow");
+        rec.assertNoMoreCalls(1);
+    }
+
+    @Test
+    @DisplayName("a timed-out handler on a sequenced topic is retried before the rest of its key")
+    void sequencedTimeoutKeepsOrder() {
+        Topic<Msg> topic = h().topic("timeout-seq")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Gate gate = h().gate();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            if (m.n() == 0 && attempt == 0) {
+                gate.pass();
+            }
+            return Outcome.ack();
+        });
+        h().consume(topic, config(c -> c.withHandlerTimeout(timeout())), rec);
+        for (int i = 0; i < 3; i++) {
+            h().publisher().publish(topic, new Msg("a", i));
+        }
+
+        rec.awaitCalls(4);
+        assertThat(rec.calls()).extracting(c -> c.message().label()).containsExactly("a0", "a0", "a1", "a2");
+        assertThat(rec.calls().get(1).retryCount()).isEqualTo(1);
     }
 }

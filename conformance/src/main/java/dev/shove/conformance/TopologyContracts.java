@@ -158,4 +158,13 @@ abstract class TopologyContracts<B> extends Contracts<B> {
         assertThat(death.message()).isEqualTo(Msg.of(1));
         assertThat(death.metadata().originalQueue()).isEqualTo(topic.name());
     }
+
+    @Test
+    @DisplayName("ping makes a round trip to the broker while it is open, and fails once it is closed")
+    void ping() {
+        h().broker().ping(h().patience());
+        h().broker().close();
+
+        assertThatThrownBy(() -> h().broker().ping()).isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -1,5 +1,7 @@
 package dev.shove.internal;
 
+import dev.shove.BatchOptions;
+import dev.shove.Position;
 import dev.shove.ShoveHeaders;
 import dev.shove.internal.DeliveryPolicy.Ack;
 import dev.shove.internal.DeliveryPolicy.DeadLetter;
@@ -55,13 +57,21 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private static final int STOPPING = 2;
     private static final int STOPPED = 3;
 
-    /** What runs a job: the main flow (handle) or the dead-letter flow (handleDead). */
+    /** What runs jobs: the main flow (handle), the batch flow, or the dead-letter flow (handleDead). */
     interface Flow {
         /** Runs a started job on a worker; ends by {@link #apply applying} a decision, unless taken over. */
         void run(ConsumerEngine engine, Worker worker, Job job);
 
-        /** The job's handler passed its deadline and the watchdog took it over; decide and apply. */
-        void timedOut(ConsumerEngine engine, Job job);
+        /** Runs a batch of started jobs on a worker (batch registrations only). */
+        default void runBatch(ConsumerEngine engine, Worker worker, List<Job> batch) {
+            throw new UnsupportedOperationException("not a batch flow");
+        }
+
+        /**
+         * The handler passed its deadline and the watchdog took it over; decide and apply. {@code token} is what
+         * was given to {@link #invoke}: the job, or the list of jobs of a batch.
+         */
+        void timedOut(ConsumerEngine engine, Object token);
     }
 
     final String consumerId;
@@ -70,6 +80,10 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final Flow flow;
     private final int workerCount;
     private final long timeoutNanos;
+    private final @Nullable BatchOptions batch;
+    private final Metrics.ConsumerMeters meters;
+    private final boolean nativeBatches;
+    private final Object batchLock = new Object();
 
     private final BlockingQueue<Job> ready = new LinkedBlockingQueue<>();
     private final @Nullable Lanes lanes;
@@ -92,7 +106,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             Flow flow,
             int workerCount,
             long timeoutNanos,
-            boolean sequenced) {
+            boolean sequenced,
+            @Nullable BatchOptions batch,
+            Metrics.ConsumerMeters meters) {
         this.consumerId = consumerId;
         this.context = context;
         this.request = request;
@@ -100,6 +116,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         this.workerCount = workerCount;
         this.timeoutNanos = timeoutNanos;
         this.lanes = sequenced ? new Lanes() : null;
+        this.batch = batch;
+        this.meters = meters;
+        this.nativeBatches = context.services().capabilities().nativeBatches();
     }
 
     /** Subscribes and starts the workers. Throws what the transport throws (a missing queue, an unreachable broker). */
@@ -121,6 +140,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     @Override
     public void deliver(Delivery delivery) {
         Job job = new Job(this, delivery, lanes == null ? null : sequenceKey(delivery));
+        if (batch != null) {
+            job.arrivedNanos = System.nanoTime();
+        }
         unsettled.incrementAndGet();
         if (state != RUNNING) {
             // The transport should have stopped; return the message rather than let it sit unsettled.
@@ -190,6 +212,19 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     void workerLoop(Worker worker) {
         try {
             while (!worker.retired) {
+                if (batch != null) {
+                    List<Job> jobs;
+                    try {
+                        jobs = collectBatch(batch);
+                    } catch (InterruptedException e) {
+                        if (state >= STOPPING) {
+                            break;
+                        }
+                        continue;
+                    }
+                    runBatch(worker, jobs);
+                    continue;
+                }
                 Job job;
                 try {
                     job = ready.take();
@@ -210,6 +245,54 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         } finally {
             workers.remove(worker);
             context.services().watchdog().unregister(worker.slot);
+        }
+    }
+
+    /**
+     * Gathers one batch: the first job waiting, then what else waits, then (unless the transport hands over native
+     * batches) more arrivals until the batch is full or {@code maxWait} after the first job's arrival. One worker
+     * gathers at a time, so batches fill instead of splitting arrivals between workers.
+     */
+    private List<Job> collectBatch(BatchOptions options) throws InterruptedException {
+        synchronized (batchLock) {
+            int max = options.maxBatchSize();
+            List<Job> jobs = new ArrayList<>(Math.min(max, 64));
+            Job first = ready.take();
+            jobs.add(first);
+            ready.drainTo(jobs, max - jobs.size());
+            if (!nativeBatches) {
+                long deadline = first.arrivedNanos + options.maxWait().toNanos();
+                while (jobs.size() < max && state == RUNNING) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    Job next = ready.poll(left, TimeUnit.NANOSECONDS);
+                    if (next == null) {
+                        break;
+                    }
+                    jobs.add(next);
+                    ready.drainTo(jobs, max - jobs.size());
+                }
+            }
+            return jobs;
+        }
+    }
+
+    private void runBatch(Worker worker, List<Job> jobs) {
+        List<Job> started = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            if (!job.start()) {
+                continue; // withdrawn
+            }
+            if (state != RUNNING) {
+                returnToBroker(job);
+            } else {
+                started.add(job);
+            }
+        }
+        if (!started.isEmpty()) {
+            flow.runBatch(this, worker, started);
         }
     }
 
@@ -235,10 +318,10 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      * Calls a handler under the deadline. Returns false when the call was taken over (deadline or shutdown): the
      * caller must then drop its result, and the worker retires, replaced by a fresh one.
      */
-    boolean invoke(Worker worker, Job job, Worker.Call call) {
+    boolean invoke(Worker worker, Object token, Worker.Call call) {
         running.incrementAndGet();
-        job.runs++;
-        worker.slot.arm(job, timeoutNanos);
+        meters.handlerStarted();
+        worker.slot.arm(token, timeoutNanos);
         worker.result = null;
         worker.error = null;
         long start = System.nanoTime();
@@ -250,6 +333,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         worker.nanos = System.nanoTime() - start;
         boolean mine = worker.slot.disarm();
         running.decrementAndGet();
+        meters.handlerEnded();
         if (Thread.currentThread().isInterrupted()) {
             // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a
             // virtual thread, which cost ~10% of a worker's time when done on every message.
@@ -264,12 +348,12 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     @Override
     public void timedOut(Watchdog.Slot slot) {
-        Job job = (Job) slot.job();
-        if (job == null) {
+        Object token = slot.job();
+        if (token == null) {
             return;
         }
         replaceWorker();
-        flow.timedOut(this, job);
+        flow.timedOut(this, token);
     }
 
     private void replaceWorker() {
@@ -308,7 +392,51 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         releaseLane(job, inline);
     }
 
-    /** Returns a job to the broker for redelivery: shutdown, a handler abandoned at the drain deadline. */
+    /**
+     * Submits a settlement the flow built itself (replies committed with the ack on a transactional backend), then
+     * releases the job's lane like {@link #apply}.
+     */
+    void applySettlement(Job job, Settlement settlement, @Nullable Runnable continuation, @Nullable Worker inline) {
+        job.addContinuation(continuation);
+        if (!job.claimSettlement()) {
+            return;
+        }
+        submit(job, settlement, false);
+        releaseLane(job, inline);
+    }
+
+    /**
+     * Moves the subscription (a handler asked with {@link dev.shove.Outcome#andSeek}): drops every job not started
+     * yet, then asks the transport to move. A refused move returns the dropped deliveries to the broker, so nothing is
+     * lost and the subscription stays where it was.
+     */
+    void seek(Position position) {
+        Subscription sub = subscription;
+        if (sub == null || state != RUNNING) {
+            return;
+        }
+        List<Delivery> dropped = withdraw(d -> true);
+        try {
+            sub.seek(position, dropped);
+            log.info("consumer {} of queue '{}' moved to {}", consumerId, request.queue(), position);
+        } catch (RuntimeException e) {
+            log.error(
+                    "consumer {} of queue '{}' cannot move to {}: {}; it stays where it was",
+                    consumerId,
+                    request.queue(),
+                    position,
+                    e.getMessage());
+            for (Delivery d : dropped) {
+                unsettled.incrementAndGet();
+                Job returned = new Job(this, d, null);
+                if (returned.claimSettlement()) {
+                    submit(returned, Settlement.RETURN, true);
+                }
+            }
+        }
+    }
+
+    /** Returns a job to the broker for redelivery: shutdown, a handler abandoned at the deadline. */
     void returnToBroker(Job job) {
         if (job.claimSettlement()) {
             submit(job, Settlement.RETURN, true);
@@ -319,6 +447,16 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         job.retryCount = wait.retryCount();
         job.requeue();
         waiting.add(job);
+        if (state != RUNNING) {
+            // Stopping: waiting out the delay here would only hold up the drain. The message is still unsettled on
+            // the broker, so returning it keeps its place at the head of its key for the next consumer. The check
+            // follows the add, so a drain that already swept the waiting set cannot miss this job.
+            if (waiting.remove(job)) {
+                returnToBroker(job);
+            }
+            signalIdle();
+            return;
+        }
         context.services()
                 .scheduler()
                 .schedule(
@@ -477,8 +615,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         boolean timedOut = false;
         for (Worker w : workers) {
             if (w.slot.isRunning() && w.slot.takeOver()) {
-                Job job = (Job) w.slot.job();
-                if (job != null) {
+                for (Job job : jobsOf(w.slot.job())) {
                     timedOut = true;
                     log.warn(
                             "drain deadline passed with the handler of message {} on queue '{}' still running; it"
@@ -505,6 +642,21 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         state = STOPPED;
         signalIdle();
         return timedOut;
+    }
+
+    /** The jobs behind a slot token: one job, or a batch. */
+    static List<Job> jobsOf(@Nullable Object token) {
+        if (token instanceof Job job) {
+            return List.of(job);
+        }
+        if (token instanceof List<?> list) {
+            List<Job> jobs = new ArrayList<>(list.size());
+            for (Object o : list) {
+                jobs.add((Job) o);
+            }
+            return jobs;
+        }
+        return List.of();
     }
 
     private boolean awaitStopped(long deadlineNanos) {

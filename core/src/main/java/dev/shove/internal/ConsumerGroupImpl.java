@@ -1,8 +1,11 @@
 package dev.shove.internal;
 
+import dev.shove.BatchMessageHandler;
+import dev.shove.BatchOptions;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.GroupConfig;
+import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
@@ -52,10 +55,27 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handlerFactory, "handlerFactory");
-        if (topic.isBroadcast()) {
-            throw new IllegalArgumentException("topic '" + topic.name()
-                    + "' is a broadcast topic; subscribe to it with broker.broadcastSubscriber()");
-        }
+        return register(topic, config, new HandlerSpec.Single<T, C>(handlerFactory));
+    }
+
+    @Override
+    public ConsumerGroup<B, C> withInterceptor(HandlerInterceptor interceptor) {
+        runtime.addInterceptor(interceptor);
+        return this;
+    }
+
+    @Override
+    public <T> ConsumerGroup<B, C> registerBatch(
+            Topic<T> topic,
+            ConsumerGroupConfig<B> config,
+            BatchOptions batch,
+            Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(config, "config");
+        return register(topic, config, new HandlerSpec.Batch<T, C>(handlerFactory, batch));
+    }
+
+    private <T> ConsumerGroup<B, C> register(Topic<T> topic, ConsumerGroupConfig<B> config, HandlerSpec<T, C> spec) {
         GroupConfig<B, ?> backend = config.backend();
         String group = config.groupName().orElse(topic.name());
         runtime.register(new ConsumerRuntime.Spec<>(
@@ -67,7 +87,7 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
                 backend.maxConsumers(),
                 config.autoscaler().orElse(null),
                 config.deadLetterConsumer(),
-                handlerFactory));
+                spec));
         return this;
     }
 

@@ -2,7 +2,7 @@ package dev.shove.internal;
 
 import dev.shove.AutoscalerConfig;
 import dev.shove.ConsumerOptions;
-import dev.shove.MessageHandler;
+import dev.shove.HandlerInterceptor;
 import dev.shove.ShutdownSignal;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
@@ -12,11 +12,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +48,11 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     private final Continuations continuations = new Continuations();
     private final Map<String, Registration<?, C>> registrations = new LinkedHashMap<>();
     private final AtomicInteger crashes = new AtomicInteger();
+    private final List<HandlerInterceptor> groupInterceptors = new ArrayList<>();
+    private final Set<String> declaredReplyTopics = ConcurrentHashMap.newKeySet();
     private volatile @Nullable Duration defaultHandlerTimeout;
     private State state = State.NEW;
+    private @Nullable CompletableFuture<SupervisorOutcome> stopped;
 
     public ConsumerRuntime(BrokerServices services, C context, Consumer<ConsumerRuntime<?>> onClose) {
         this.services = services;
@@ -85,17 +93,22 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     }
 
     /**
-     * Gives {@code next} the settings made on this runtime so far (the default handler timeout): {@code withContext}
-     * replaces the runtime, and must not drop what was configured before it.
+     * Gives {@code next} the settings made on this runtime so far (the default handler timeout, the group
+     * interceptors): {@code withContext} replaces the runtime, and must not drop what was configured before it.
      */
     public void copySettingsTo(ConsumerRuntime<?> next) {
         Duration timeout = defaultHandlerTimeout;
         if (timeout != null) {
             next.defaultHandlerTimeout(timeout);
         }
+        synchronized (this) {
+            for (HandlerInterceptor interceptor : groupInterceptors) {
+                next.addInterceptor(interceptor);
+            }
+        }
     }
 
-    /** A registration request, already checked by the facade. */
+    /** A registration request from a facade; checked against the backend by {@link #register}. */
     public record Spec<T, C>(
             Topic<T> topic,
             String group,
@@ -105,11 +118,17 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             int max,
             @Nullable AutoscalerConfig autoscaler,
             boolean deadLetterConsumer,
-            Supplier<? extends MessageHandler<T, ? super C>> handlers) {}
+            HandlerSpec<T, C> handlers) {}
+
+    /** Adds a group interceptor, applied to topics registered afterwards (outside their own interceptors). */
+    public synchronized void addInterceptor(HandlerInterceptor interceptor) {
+        groupInterceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+    }
 
     /** Declares the topic and registers it; starts its consumers at once when the runtime runs. */
     public <T> void register(Spec<T, C> spec) {
         Topic<T> topic = spec.topic();
+        check(spec);
         Registration<T, C> registration;
         synchronized (this) {
             if (state == State.STOPPED) {
@@ -120,16 +139,20 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
                         "topic '" + topic.name() + "' is already registered in this consumer group");
             }
             services.transport().declare(topic);
+            boolean broadcast = topic.isBroadcast();
+            List<HandlerInterceptor> interceptors = new ArrayList<>(groupInterceptors);
+            interceptors.addAll(spec.options().interceptors());
             registration = new Registration<>(
                     topic,
                     spec.group(),
                     spec.metricGroup(),
                     spec.options(),
-                    spec.min(),
-                    spec.max(),
-                    spec.autoscaler(),
-                    spec.deadLetterConsumer(),
+                    broadcast ? 1 : spec.min(),
+                    broadcast ? 1 : spec.max(),
+                    broadcast ? null : spec.autoscaler(),
+                    spec.deadLetterConsumer() && !broadcast,
                     spec.handlers(),
+                    List.copyOf(interceptors),
                     context,
                     defaultHandlerTimeout,
                     this);
@@ -137,6 +160,37 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             if (state == State.RUNNING) {
                 registration.start();
             }
+        }
+    }
+
+    /** Refuses, at registration, what the backend cannot do for this topic. */
+    private void check(Spec<?, C> spec) {
+        Topic<?> topic = spec.topic();
+        var caps = services.capabilities();
+        String backend = services.transport().name();
+        if (spec.handlers() instanceof HandlerSpec.Batch<?, ?> && topic.isSequenced()) {
+            throw new IllegalArgumentException(("topic '%s' is sequenced; batch handlers cannot keep per-key order"
+                            + " across batches. Register a MessageHandler instead")
+                    .formatted(topic.name()));
+        }
+        if ((spec.options().startAt().isPresent() || spec.options().isSeeking()) && !caps.seek()) {
+            throw new IllegalArgumentException(("topic '%s': startAt/seeking need a backend whose subscriptions are"
+                            + " logs (Kafka, Redis Streams, NATS JetStream, the in-memory broker with retention);"
+                            + " the %s backend has none")
+                    .formatted(topic.name(), backend));
+        }
+        if (topic.isBroadcast() && !caps.broadcast()) {
+            throw new IllegalArgumentException("topic '%s' is a broadcast topic, which the %s backend does not support"
+                    .formatted(topic.name(), backend));
+        }
+    }
+
+    /** Declares a reply topic once per runtime (replies may go to topics nobody declared in this process). */
+    @Override
+    public void declareReplyTopic(Topic<?> topic) {
+        if (!declaredReplyTopics.contains(topic.name())) {
+            services.transport().declare(topic);
+            declaredReplyTopics.add(topic.name());
         }
     }
 
@@ -157,17 +211,53 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         }
     }
 
+    /**
+     * Stops the runtime once. A later or concurrent call does not stop anything itself: it waits (up to its own
+     * {@code drainTimeout}) for the first stop to finish and reports that stop's outcome, so that, for example,
+     * {@code Broker.close()} never closes the connection under a drain that is still running.
+     */
     public SupervisorOutcome stop(Duration drainTimeout) {
         Objects.requireNonNull(drainTimeout, "drainTimeout");
+        CompletableFuture<SupervisorOutcome> done;
         List<Registration<?, C>> all;
         synchronized (this) {
-            if (state == State.STOPPED) {
-                return SupervisorOutcome.CLEAN;
+            if (stopped != null) {
+                done = stopped;
+                all = null;
+            } else {
+                done = new CompletableFuture<>();
+                stopped = done;
+                boolean wasRunning = state == State.RUNNING;
+                state = State.STOPPED;
+                all = wasRunning ? new ArrayList<>(registrations.values()) : List.of();
             }
-            boolean wasRunning = state == State.RUNNING;
-            state = State.STOPPED;
-            all = wasRunning ? new ArrayList<>(registrations.values()) : List.of();
         }
+        if (all == null) {
+            return awaitStop(done, drainTimeout);
+        }
+        SupervisorOutcome outcome = new SupervisorOutcome(0, 1, false);
+        try {
+            outcome = drain(all, drainTimeout);
+            return outcome;
+        } finally {
+            done.complete(outcome);
+        }
+    }
+
+    private static SupervisorOutcome awaitStop(CompletableFuture<SupervisorOutcome> done, Duration drainTimeout) {
+        try {
+            return done.get(drainTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return new SupervisorOutcome(0, 0, true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new SupervisorOutcome(0, 0, true);
+        } catch (ExecutionException e) {
+            return new SupervisorOutcome(0, 1, false);
+        }
+    }
+
+    private SupervisorOutcome drain(List<Registration<?, C>> all, Duration drainTimeout) {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         SupervisorOutcome outcome = SupervisorOutcome.CLEAN;
         List<Thread> stoppers = new ArrayList<>();

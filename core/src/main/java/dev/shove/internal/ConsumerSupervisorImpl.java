@@ -1,7 +1,10 @@
 package dev.shove.internal;
 
+import dev.shove.BatchMessageHandler;
+import dev.shove.BatchOptions;
 import dev.shove.ConsumerOptions;
 import dev.shove.ConsumerSupervisor;
+import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
@@ -53,12 +56,27 @@ public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B,
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
-        if (topic.isBroadcast()) {
-            throw new IllegalArgumentException("topic '" + topic.name()
-                    + "' is a broadcast topic; subscribe to it with broker.broadcastSubscriber()");
-        }
-        runtime.register(new ConsumerRuntime.Spec<T, C>(
-                topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, () -> handler));
+        return register(topic, options, new HandlerSpec.Single<T, C>(() -> handler));
+    }
+
+    @Override
+    public ConsumerSupervisor<B, C> withInterceptor(HandlerInterceptor interceptor) {
+        runtime.addInterceptor(interceptor);
+        return this;
+    }
+
+    @Override
+    public <T> ConsumerSupervisor<B, C> registerBatch(
+            Topic<T> topic, ConsumerOptions options, BatchOptions batch, BatchMessageHandler<T, ? super C> handler) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        return register(topic, options, new HandlerSpec.Batch<T, C>(() -> handler, batch));
+    }
+
+    private <T> ConsumerSupervisor<B, C> register(Topic<T> topic, ConsumerOptions options, HandlerSpec<T, C> spec) {
+        runtime.register(
+                new ConsumerRuntime.Spec<T, C>(topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, spec));
         return this;
     }
 

@@ -1,28 +1,32 @@
 package dev.shove.internal;
 
 import dev.shove.DeadMessageMetadata;
-import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.ShoveHeaders;
-import dev.shove.spi.Delivery;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a topic's dead-letter queue: decode, call {@link MessageHandler#handleDead}, and acknowledge
- * whatever happens. A dead letter is never retried; one that cannot be read is logged and acknowledged.
+ * The pipeline of a topic's dead-letter queue: decode, call {@code handleDead}, and acknowledge whatever happens. A
+ * dead letter is never retried. Size limits do not apply (an oversize message was dead-lettered for its size, and
+ * handleDead should see it); one that cannot be decoded is acknowledged without handleDead: a discard, so it is logged
+ * and counted in {@code shove.messages.discarded}.
  */
 final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
 
-    private final Registration<T, C> reg;
-    private final MessageHandler<T, ? super C> handler;
+    /** The {@code handleDead} of a single-message or batch handler. */
+    @FunctionalInterface
+    interface DeadHandler<T, C> {
+        void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception;
+    }
 
-    DeadLetterFlow(Registration<T, C> reg, MessageHandler<T, ? super C> handler) {
+    private final Registration<T, C> reg;
+    private final DeadHandler<T, ? super C> handler;
+
+    DeadLetterFlow(Registration<T, C> reg, DeadHandler<T, ? super C> handler) {
         this.reg = reg;
         this.handler = handler;
     }
@@ -31,23 +35,14 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
         byte[] payload = job.delivery.payload();
         String dlq = job.delivery.queue();
-        int limit = reg.maxMessageSize;
-        if (limit > 0 && payload.length > limit) {
-            log.warn(
-                    "dead letter {} in '{}' is {} bytes, over maxMessageSize {}; acknowledged without handleDead",
-                    job.messageId(),
-                    dlq,
-                    payload.length,
-                    limit);
-            engine.apply(job, DeliveryPolicy.ACK, null, worker);
-            return;
-        }
+        // No size limit here: an oversize message was dead-lettered for its size, and handleDead must see it.
         T message;
         try {
             message = reg.topic.codec().decode(payload);
         } catch (Exception | StackOverflowError e) {
+            reg.deadMeters.discarded("decode");
             log.warn(
-                    "dead letter {} in '{}' cannot be decoded ({}); acknowledged without handleDead",
+                    "dead letter {} in '{}' cannot be decoded ({}); discarded without handleDead",
                     job.messageId(),
                     dlq,
                     MainFlow.firstLine(e));
@@ -56,17 +51,11 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         }
         DeadMessageMetadata metadata = metadata(job);
         C context = reg.context;
-        boolean mine;
-        reg.deadMeters.handlerStarted();
-        try {
-            mine = engine.invoke(worker, job, () -> {
-                handler.handleDead(message, metadata, context);
-                return null;
-            });
-        } finally {
-            reg.deadMeters.handlerEnded();
-        }
-        if (!mine) {
+        job.runs++;
+        if (!engine.invoke(worker, job, () -> {
+            handler.handleDead(message, metadata, context);
+            return null;
+        })) {
             return;
         }
         if (worker.error != null) {
@@ -81,7 +70,8 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     }
 
     @Override
-    public void timedOut(ConsumerEngine engine, Job job) {
+    public void timedOut(ConsumerEngine engine, Object token) {
+        Job job = (Job) token;
         log.warn(
                 "handleDead for topic '{}' exceeded its timeout on dead letter {}; interrupted and acknowledged",
                 reg.topic.name(),
@@ -90,19 +80,8 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     }
 
     private DeadMessageMetadata metadata(Job job) {
-        Delivery d = job.delivery;
-        Map<String, String> h = d.headers();
-        int count = d.deliveryCount();
-        MessageMetadata message = new MessageMetadata(
-                reg.topic.name(),
-                job.retryCount,
-                d.deliveryId(),
-                d.redelivered(),
-                count > 0 ? OptionalInt.of(count) : OptionalInt.empty(),
-                h,
-                d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
-                d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
-                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty());
+        Map<String, String> h = job.delivery.headers();
+        MessageMetadata message = MainFlow.metadata(reg.topic.name(), job);
         String reason = h.getOrDefault(ShoveHeaders.DEATH_REASON, "unknown");
         String original = h.getOrDefault(ShoveHeaders.ORIGINAL_QUEUE, reg.topic.name());
         int deaths = Math.max(1, ConsumerEngine.parseInt(h.get(ShoveHeaders.DEATH_COUNT)));

@@ -1,5 +1,6 @@
 package dev.shove.internal;
 
+import dev.shove.DecodeFailurePolicy;
 import dev.shove.HoldTier;
 import dev.shove.Outcome;
 import dev.shove.Topic;
@@ -19,14 +20,15 @@ import org.jspecify.annotations.Nullable;
  * ---------------+----------------------------+----------------------------------------------------------
  * ack            |                            | Ack
  * reject(r)      | DLQ                        | DeadLetter("rejected[: r]", rc)
- * reject(r)      | no DLQ                     | Discard("rejected")
+ * reject(r)      | no DLQ                     | Discard("rejected[: r]")
  * retry[(d)]     | rc >= maxRetries, DLQ      | DeadLetter("max-retries-exceeded", rc)       (no hold hop)
  * retry[(d)]     | rc >= maxRetries, no DLQ   | Discard("max_retries_exceeded")
  * retry          | rc < maxRetries            | Hold(tier min(rc, n-1), its delay, rc + 1)
  * retry(d)       | rc < maxRetries            | Hold(shortest tier >= d, d or that tier's delay, rc + 1)
  * defer          |                            | Hold(tier 0, its delay, rc)
  * defer(d)       |                            | Hold(shortest tier >= d, d or that tier's delay, rc)
- * retry / defer  | sequenced topic            | WaitInPlace(same delay, same count): the key's lane holds it
+ * retry / defer  | sequenced topic            | WaitInPlace(asked delay, else the tier's; same count): in process
+ * not ack        | broadcast topic            | Discard("broadcast: ...") (best effort: no retry, no DLQ)
  * </pre>
  *
  * A requested delay {@code d} is honoured exactly where the backend has {@linkplain Capabilities#exactDelays() exact
@@ -34,7 +36,8 @@ import org.jspecify.annotations.Nullable;
  * longest tier the copy waits in the longest tier and is held again on arrival until it is due (see {@link
  * #notYetDue}), so a delay is never cut short. Before the handler runs: an oversize or undecodable payload, a
  * message arriving with {@code rc > maxRetries}, or a message of a poisoned key goes to the DLQ (or is discarded)
- * without spending budget.
+ * without spending budget; a message that cannot be read follows the registration's {@link DecodeFailurePolicy}
+ * ({@link #decodeFailure}).
  */
 public final class DeliveryPolicy {
 
@@ -68,16 +71,25 @@ public final class DeliveryPolicy {
     private final List<HoldTier> tiers;
     private final boolean hasDlq;
     private final boolean sequenced;
+    private final boolean broadcast;
     private final int maxRetries;
     private final Duration maxExactDelay;
+    private final DecodeFailurePolicy decodeFailurePolicy;
 
     public DeliveryPolicy(Topic<?> topic, int maxRetries, Capabilities capabilities) {
+        this(topic, maxRetries, capabilities, DecodeFailurePolicy.REJECT);
+    }
+
+    public DeliveryPolicy(
+            Topic<?> topic, int maxRetries, Capabilities capabilities, DecodeFailurePolicy decodeFailurePolicy) {
         this.tiers = topic.holdTiers();
         this.hasDlq = topic.dlq().isPresent();
         this.sequenced = topic.isSequenced();
+        this.broadcast = topic.isBroadcast();
         this.maxRetries = maxRetries;
         this.maxExactDelay = capabilities.exactDelays() ? capabilities.maxExactDelay() : Duration.ZERO;
-        if (tiers.isEmpty() && !topic.isBroadcast()) {
+        this.decodeFailurePolicy = decodeFailurePolicy;
+        if (tiers.isEmpty() && !broadcast) {
             throw new IllegalArgumentException(topic + " has no hold tier");
         }
     }
@@ -89,6 +101,12 @@ public final class DeliveryPolicy {
     /** The decision for a handler's outcome on a message that has spent {@code retryCount} retries. */
     public Decision decide(Outcome outcome, int retryCount) {
         Objects.requireNonNull(outcome, "outcome");
+        if (broadcast && !outcome.isAck()) {
+            return new Discard(
+                    "broadcast topics neither retry nor dead-letter: "
+                            + outcome.kind().tag(),
+                    "broadcast");
+        }
         return switch (outcome.kind()) {
             case ACK -> ACK;
             case REJECT -> {
@@ -124,7 +142,22 @@ public final class DeliveryPolicy {
     /** A payload the codec cannot read, dead-lettered without calling the handler. */
     public Decision undecodable(String detail, int retryCount) {
         String reason = "decode-failed: " + detail;
+        if (broadcast) {
+            return new Discard(reason, "decode");
+        }
         return hasDlq ? new DeadLetter(reason, "decode", retryCount) : new Discard(reason, "decode");
+    }
+
+    /**
+     * A message that cannot be read (payload or required headers), settled by the registration's decode-failure
+     * policy: REJECT dead-letters it (see {@link #undecodable}), RETRY treats it as a retry, SKIP discards it.
+     */
+    public Decision decodeFailure(String detail, int retryCount) {
+        return switch (decodeFailurePolicy) {
+            case REJECT -> undecodable(detail, retryCount);
+            case RETRY -> decide(Outcome.retry(), retryCount);
+            case SKIP -> new Discard("decode-failed (skipped by policy): " + detail, "decode");
+        };
     }
 
     /** A message of a key poisoned by an earlier failure on a {@code FAIL_ALL} sequenced topic. */
@@ -153,6 +186,10 @@ public final class DeliveryPolicy {
     }
 
     private Decision later(int tier, @Nullable Duration asked, int retryCount) {
+        if (sequenced) {
+            // The wait happens in this process, so any delay is exact.
+            return new WaitInPlace(asked != null ? asked : tiers.get(tier).delay(), retryCount);
+        }
         Duration delay;
         if (asked == null) {
             delay = tiers.get(tier).delay();
@@ -162,7 +199,7 @@ public final class DeliveryPolicy {
             Duration tierDelay = tiers.get(tier).delay();
             delay = tierDelay.compareTo(asked) >= 0 ? tierDelay : asked;
         }
-        return sequenced ? new WaitInPlace(delay, retryCount) : new Hold(tier, delay, retryCount);
+        return new Hold(tier, delay, retryCount);
     }
 
     /** The shortest tier whose delay is at least {@code delay}, or the longest tier when none is. */

@@ -6,6 +6,9 @@ interface EngineContext {
 
     Continuations continuations();
 
+    /** Declares a topic replies go to, once. */
+    void declareReplyTopic(dev.shove.Topic<?> topic);
+
     /** An internal failure of shove's own machinery: counted as a crash in the supervisor's outcome. */
     void crashed(Throwable error);
 }

@@ -39,6 +39,9 @@ final class Job implements SettleCallback {
     /** Times the handler ran on this delivery in this process (in-place retries run it again). */
     int runs;
 
+    /** When it arrived (System.nanoTime), kept for batch registrations: a batch closes maxWait after its first. */
+    long arrivedNanos;
+
     /** Whether the job was returned to the broker rather than settled by an outcome (no continuation then). */
     boolean returned;
 

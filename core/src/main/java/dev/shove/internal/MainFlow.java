@@ -1,14 +1,15 @@
 package dev.shove.internal;
 
-import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.ShoveHeaders;
+import dev.shove.internal.DeliveryPolicy.Ack;
 import dev.shove.internal.DeliveryPolicy.DeadLetter;
 import dev.shove.internal.DeliveryPolicy.Decision;
 import dev.shove.internal.DeliveryPolicy.Discard;
 import dev.shove.spi.Delivery;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
@@ -17,8 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The delivery pipeline of a topic's main queue: pre-handler checks (due time, poisoned key, retry budget, size),
- * decode, the handler under its deadline, then the {@link DeliveryPolicy}'s decision. One instance per consumer,
- * holding that consumer's handler.
+ * decode and header checks, the interceptor chain and handler under the deadline, then the {@link DeliveryPolicy}'s
+ * decision, replies and seek. One instance per consumer, holding that consumer's handler.
  */
 final class MainFlow<T, C> implements ConsumerEngine.Flow {
     private static final Logger log = LoggerFactory.getLogger(MainFlow.class);
@@ -27,74 +28,47 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
     static final long NOT_BEFORE_TOLERANCE_MS = 50;
 
     private final Registration<T, C> reg;
-    private final MessageHandler<T, ? super C> handler;
+    private final InterceptorChain<T, C> chain;
 
-    MainFlow(Registration<T, C> reg, MessageHandler<T, ? super C> handler) {
+    MainFlow(Registration<T, C> reg, InterceptorChain<T, C> chain) {
         this.reg = reg;
-        this.handler = handler;
+        this.chain = chain;
     }
 
     @Override
     public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
-        byte[] payload = job.delivery.payload();
-        reg.meters.size(payload.length);
-        Decision early = beforeHandler(job, payload);
+        Decision early = reg.beforeHandler(job);
         if (early != null) {
-            finish(engine, job, early, null, worker);
+            reg.finish(engine, job, early, null, worker);
             return;
         }
         T message;
         try {
-            message = reg.topic.codec().decode(payload);
-        } catch (Exception | StackOverflowError e) {
-            reg.meters.failed("decode");
-            String detail = reg.topic.codec().name() + ": " + firstLine(e);
-            finish(engine, job, reg.policy.undecodable(detail, job.retryCount), null, worker);
+            message = reg.decode(job);
+        } catch (Registration.Unreadable e) {
+            reg.finish(engine, job, reg.policy.decodeFailure(e.getMessage(), job.retryCount), null, worker);
             return;
         }
-        MessageMetadata metadata = metadata(job);
+        MessageMetadata metadata = reg.metadata(job);
         C context = reg.context;
-        boolean mine;
-        reg.meters.handlerStarted();
-        try {
-            mine = engine.invoke(worker, job, () -> handler.handle(message, metadata, context));
-        } finally {
-            reg.meters.handlerEnded();
-        }
-        if (!mine) {
+        job.runs++;
+        if (!engine.invoke(worker, job, () -> chain.call(message, metadata, context))) {
             return; // taken over by the watchdog or the drain, which settle it
         }
-        Outcome outcome;
-        if (worker.error != null) {
-            reg.meters.failed("handler_error");
-            log.warn(
-                    "handler for topic '{}' failed on message {} (retryCount {}); retrying",
-                    reg.topic.name(),
-                    job.messageId(),
-                    job.retryCount,
-                    worker.error);
-            outcome = Outcome.retry();
-        } else if (worker.result instanceof Outcome o) {
-            outcome = o;
-        } else {
-            reg.meters.failed("handler_error");
-            log.warn(
-                    "handler for topic '{}' returned null for message {}; treating it as retry",
-                    reg.topic.name(),
-                    job.messageId());
-            outcome = Outcome.retry();
-        }
+        Outcome outcome = reg.outcomeOf(job, worker.result, worker.error);
         reg.meters.consumed(outcome.kind(), worker.nanos);
-        finish(
-                engine,
-                job,
-                reg.policy.decide(outcome, job.retryCount),
-                outcome.continuation().orElse(null),
-                worker);
+        Decision decision = reg.policy.decide(outcome, job.retryCount);
+        if (decision instanceof Ack && !outcome.replies().isEmpty()) {
+            reg.ackWithReplies(engine, job, outcome, worker);
+        } else {
+            reg.finish(engine, job, decision, outcome.continuation().orElse(null), worker);
+        }
+        outcome.seek().ifPresent(position -> reg.seek(engine, position));
     }
 
     @Override
-    public void timedOut(ConsumerEngine engine, Job job) {
+    public void timedOut(ConsumerEngine engine, Object token) {
+        Job job = (Job) token;
         Outcome outcome = reg.timeoutOutcome;
         reg.meters.failed("timeout");
         reg.meters.consumed(outcome.kind(), reg.timeoutNanos);
@@ -104,78 +78,15 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
                 Duration.ofNanos(reg.timeoutNanos),
                 job.messageId(),
                 outcome);
-        finish(engine, job, reg.policy.decide(outcome, job.retryCount), null, null);
+        reg.finish(engine, job, reg.policy.decide(outcome, job.retryCount), null, null);
     }
 
-    private @Nullable Decision beforeHandler(Job job, byte[] payload) {
-        String notBefore = job.delivery.headers().get(ShoveHeaders.NOT_BEFORE);
-        if (notBefore != null) {
-            long remaining = parseLong(notBefore) - System.currentTimeMillis();
-            if (remaining > NOT_BEFORE_TOLERANCE_MS) {
-                return reg.policy.notYetDue(Duration.ofMillis(remaining), job.retryCount);
-            }
-        }
-        if (reg.failAll && reg.poisoned.contains(laneKey(job))) {
-            return reg.policy.poisoned(job.retryCount);
-        }
-        if (job.retryCount > reg.policy.maxRetries()) {
-            return reg.policy.overBudget(job.retryCount);
-        }
-        int limit = reg.maxMessageSize;
-        if (limit > 0 && payload.length > limit) {
-            reg.meters.failed("oversize");
-            return reg.policy.oversize(payload.length, limit, job.retryCount);
-        }
-        return null;
-    }
-
-    private void finish(
-            ConsumerEngine engine,
-            Job job,
-            Decision decision,
-            @Nullable Runnable continuation,
-            ConsumerEngine.@Nullable Worker worker) {
-        switch (decision) {
-            case DeadLetter d -> {
-                reg.meters.deadLettered(d.metricReason());
-                log.warn(
-                        "message {} of topic '{}' goes to dead-letter queue '{}': {} (retryCount {})",
-                        job.messageId(),
-                        reg.topic.name(),
-                        reg.topic.dlq().orElseThrow(),
-                        d.reason(),
-                        d.retryCount());
-                poisonIfFailAll(job);
-            }
-            case Discard d -> {
-                reg.meters.discarded(d.metricReason());
-                log.warn(
-                        "message {} of topic '{}' is discarded: {}; the topic has no dead-letter queue",
-                        job.messageId(),
-                        reg.topic.name(),
-                        d.reason());
-                poisonIfFailAll(job);
-            }
-            default -> {}
-        }
-        engine.apply(job, decision, continuation, worker);
-    }
-
-    private void poisonIfFailAll(Job job) {
-        if (reg.failAll && reg.poisoned.add(laneKey(job))) {
-            log.warn(
-                    "key '{}' of sequenced topic '{}' is poisoned (FAIL_ALL): its later messages go to the"
-                            + " dead-letter queue unhandled until this consumer group stops",
-                    laneKey(job),
-                    reg.topic.name());
-        }
-    }
-
-    private MessageMetadata metadata(Job job) {
+    /** Builds the metadata of a delivery; in-place reruns add to the broker's delivery count. */
+    static MessageMetadata metadata(String topic, Job job) {
         Delivery d = job.delivery;
         int count = d.deliveryCount();
         return new MessageMetadata(
-                reg.topic.name(),
+                topic,
                 job.retryCount,
                 d.deliveryId(),
                 d.redelivered(),
@@ -183,7 +94,23 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
                 d.headers(),
                 d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
                 d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
-                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty());
+                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty(),
+                Optional.ofNullable(d.position()));
+    }
+
+    /** How long a copy must still wait, from its {@code shove-not-before} header; 0 when due. */
+    static long remainingMillis(Job job) {
+        String notBefore = job.delivery.headers().get(ShoveHeaders.NOT_BEFORE);
+        if (notBefore == null) {
+            return 0;
+        }
+        long remaining;
+        try {
+            remaining = Long.parseLong(notBefore.trim()) - System.currentTimeMillis();
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+        return remaining > NOT_BEFORE_TOLERANCE_MS ? remaining : 0;
     }
 
     static String laneKey(Job job) {
@@ -199,11 +126,7 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         return nl < 0 ? m : m.substring(0, nl);
     }
 
-    private static long parseLong(String value) {
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+    static boolean isTerminal(@Nullable Decision d) {
+        return d instanceof DeadLetter || d instanceof Discard;
     }
 }

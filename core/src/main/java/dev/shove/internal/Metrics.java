@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +32,13 @@ public final class Metrics {
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, PublishMeters> publish = new ConcurrentHashMap<>();
 
+    /**
+     * One in-flight counter per (topic, group), shared by every registration with that id: a registry returns the
+     * gauge registered first for an id, bound to the first counter, so a group started again on the same topic (or
+     * a second group of the same name) must count into that same counter.
+     */
+    private final ConcurrentHashMap<List<String>, AtomicInteger> inflight = new ConcurrentHashMap<>();
+
     public Metrics(MeterRegistry registry) {
         this.registry = registry;
     }
@@ -44,7 +52,17 @@ public final class Metrics {
     }
 
     public ConsumerMeters consumer(String topic, String group) {
-        return new ConsumerMeters(registry, topic, group);
+        AtomicInteger running = inflight.computeIfAbsent(List.of(topic, group), id -> {
+            AtomicInteger counter = new AtomicInteger();
+            Gauge.builder(INFLIGHT, counter, AtomicInteger::get)
+                    .description("Handlers running now")
+                    .tag("topic", topic)
+                    .tag("consumer_group", group)
+                    .strongReference(true)
+                    .register(registry);
+            return counter;
+        });
+        return new ConsumerMeters(registry, topic, group, running);
     }
 
     public Counter autoscalerDecision(String group, String direction) {
@@ -107,12 +125,13 @@ public final class Metrics {
         private final ConcurrentHashMap<String, Counter> discarded = new ConcurrentHashMap<>();
         private final ConcurrentHashMap<String, Counter> deadLettered = new ConcurrentHashMap<>();
         private final DistributionSummary size;
-        private final AtomicInteger inflight = new AtomicInteger();
+        private final AtomicInteger inflight;
 
-        ConsumerMeters(MeterRegistry registry, String topic, String group) {
+        ConsumerMeters(MeterRegistry registry, String topic, String group, AtomicInteger inflight) {
             this.registry = registry;
             this.topic = topic;
             this.group = group;
+            this.inflight = inflight;
             for (Outcome.Kind kind : Outcome.Kind.values()) {
                 consumed[kind.ordinal()] = Counter.builder(CONSUMED)
                         .description("Messages handled, by the handler's outcome")
@@ -130,11 +149,6 @@ public final class Metrics {
             size = DistributionSummary.builder(SIZE)
                     .description("Payload size of received messages")
                     .baseUnit("bytes")
-                    .tag("topic", topic)
-                    .tag("consumer_group", group)
-                    .register(registry);
-            Gauge.builder(INFLIGHT, inflight, AtomicInteger::get)
-                    .description("Handlers running now")
                     .tag("topic", topic)
                     .tag("consumer_group", group)
                     .register(registry);

@@ -2,6 +2,7 @@ package dev.shove.internal;
 
 import dev.shove.BatchPublishException;
 import dev.shove.CodecException;
+import dev.shove.Outcome;
 import dev.shove.PublishException;
 import dev.shove.Publisher;
 import dev.shove.Sequencing;
@@ -96,8 +97,11 @@ public final class PublisherImpl implements Publisher {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (int j = i; j < results.size(); j++) {
-                    if (!results.get(j).isDone() || results.get(j).isCompletedExceptionally()) {
+                    CompletableFuture<Void> result = results.get(j);
+                    if (!result.isDone()) {
                         failures.put(j, new PublishException("interrupted while waiting for the broker", e));
+                    } else if (result.isCompletedExceptionally()) {
+                        failures.put(j, asPublishException(topic, unwrap(result.exceptionNow())));
                     }
                 }
                 break;
@@ -112,8 +116,13 @@ public final class PublisherImpl implements Publisher {
         }
     }
 
+    /** Prepares a handler's reply exactly like a publish. */
+    static <R> OutboundMessage prepareReply(Outcome.Reply<R> reply) {
+        return prepare(reply.topic(), reply.message(), reply.headers());
+    }
+
     /** Encodes the message and builds its headers: the user's (validated), a fresh message id, the ordering key. */
-    <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
+    static <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(userHeaders, "headers");

@@ -1,9 +1,13 @@
 package dev.shove.internal;
 
 import dev.shove.AutoscalerConfig;
+import dev.shove.BatchMessageHandler;
 import dev.shove.ConsumerOptions;
+import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
+import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
+import dev.shove.Position;
 import dev.shove.ScalingDecision;
 import dev.shove.ScalingMetrics;
 import dev.shove.ScalingStrategy;
@@ -11,10 +15,12 @@ import dev.shove.SequenceFailure;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.QueueStats;
+import dev.shove.spi.Settlement;
 import dev.shove.spi.SubscriptionRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,7 +53,8 @@ final class Registration<T, C> {
     final boolean failAll;
     final Set<String> poisoned = ConcurrentHashMap.newKeySet();
 
-    private final Supplier<? extends MessageHandler<T, ? super C>> handlers;
+    private final HandlerSpec<T, C> handlers;
+    final List<HandlerInterceptor> interceptors;
     private final @Nullable AutoscalerConfig autoscaler;
     private final boolean deadLetterConsumer;
     private final EngineContext engineContext;
@@ -68,7 +75,8 @@ final class Registration<T, C> {
             int max,
             @Nullable AutoscalerConfig autoscaler,
             boolean deadLetterConsumer,
-            Supplier<? extends MessageHandler<T, ? super C>> handlers,
+            HandlerSpec<T, C> handlers,
+            List<HandlerInterceptor> interceptors,
             C context,
             @Nullable Duration defaultHandlerTimeout,
             EngineContext engineContext) {
@@ -81,10 +89,12 @@ final class Registration<T, C> {
         this.autoscaler = autoscaler;
         this.deadLetterConsumer = deadLetterConsumer && topic.dlq().isPresent();
         this.handlers = handlers;
+        this.interceptors = interceptors;
         this.context = context;
         this.engineContext = engineContext;
         BrokerServices services = engineContext.services();
-        this.policy = new DeliveryPolicy(topic, options.maxRetries(), services.capabilities());
+        this.policy =
+                new DeliveryPolicy(topic, options.maxRetries(), services.capabilities(), options.decodeFailurePolicy());
         this.meters = services.metrics().consumer(topic.name(), metricGroup);
         this.deadMeters = topic.dlq()
                 .map(dlq -> services.metrics().consumer(dlq, metricGroup))
@@ -99,6 +109,220 @@ final class Registration<T, C> {
                 .orElse(false);
     }
 
+    /** A message that cannot be read: its payload does not decode, or a required header is missing or bad. */
+    static final class Unreadable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String detail) {
+            super(detail, null, false, false);
+        }
+    }
+
+    /** The checks before decoding: due time, poisoned key, retry budget, size. Null when the message may run. */
+    DeliveryPolicy.@Nullable Decision beforeHandler(Job job) {
+        byte[] payload = job.delivery.payload();
+        meters.size(payload.length);
+        long remaining = MainFlow.remainingMillis(job);
+        if (remaining > 0) {
+            return policy.notYetDue(Duration.ofMillis(remaining), job.retryCount);
+        }
+        if (failAll && poisoned.contains(MainFlow.laneKey(job))) {
+            return policy.poisoned(job.retryCount);
+        }
+        if (job.retryCount > policy.maxRetries()) {
+            return policy.overBudget(job.retryCount);
+        }
+        if (maxMessageSize > 0 && payload.length > maxMessageSize) {
+            meters.failed("oversize");
+            return policy.oversize(payload.length, maxMessageSize, job.retryCount);
+        }
+        return null;
+    }
+
+    /** Decodes the payload and checks the required headers. */
+    T decode(Job job) throws Unreadable {
+        T message;
+        try {
+            message = topic.codec().decode(job.delivery.payload());
+        } catch (Exception | StackOverflowError e) {
+            meters.failed("decode");
+            throw new Unreadable(topic.codec().name() + ": " + MainFlow.firstLine(e));
+        }
+        Map<String, String> headers = job.delivery.headers();
+        for (String required : options.requiredHeaders()) {
+            if (!headers.containsKey(required)) {
+                meters.failed("decode");
+                throw new Unreadable("required header '" + required + "' is missing");
+            }
+        }
+        Class<? extends Record> contract = options.headerContract().orElse(null);
+        if (contract != null) {
+            try {
+                HeaderContracts.parse(headers, contract);
+            } catch (IllegalArgumentException e) {
+                meters.failed("decode");
+                throw new Unreadable(String.valueOf(e.getMessage()));
+            }
+        }
+        return message;
+    }
+
+    MessageMetadata metadata(Job job) {
+        return MainFlow.metadata(topic.name(), job);
+    }
+
+    /** The outcome of a handler call: what it returned, or retry when it threw or returned null. */
+    Outcome outcomeOf(Job job, @Nullable Object result, @Nullable Throwable error) {
+        if (error != null) {
+            meters.failed("handler_error");
+            log.warn(
+                    "handler for topic '{}' failed on message {} (retryCount {}); retrying",
+                    topic.name(),
+                    job.messageId(),
+                    job.retryCount,
+                    error);
+            return Outcome.retry();
+        }
+        if (result instanceof Outcome o) {
+            return o;
+        }
+        meters.failed("handler_error");
+        log.warn(
+                "handler for topic '{}' returned null for message {}; treating it as retry",
+                topic.name(),
+                job.messageId());
+        return Outcome.retry();
+    }
+
+    /** Logs and counts a decision, poisons the key of a failed FAIL_ALL message, and carries the decision out. */
+    void finish(
+            ConsumerEngine engine,
+            Job job,
+            DeliveryPolicy.Decision decision,
+            @Nullable Runnable continuation,
+            ConsumerEngine.@Nullable Worker worker) {
+        switch (decision) {
+            case DeliveryPolicy.DeadLetter d -> {
+                meters.deadLettered(d.metricReason());
+                log.warn(
+                        "message {} of topic '{}' goes to dead-letter queue '{}': {} (retryCount {})",
+                        job.messageId(),
+                        topic.name(),
+                        topic.dlq().orElseThrow(),
+                        d.reason(),
+                        d.retryCount());
+                poisonIfFailAll(job);
+            }
+            case DeliveryPolicy.Discard d -> {
+                meters.discarded(d.metricReason());
+                log.warn("message {} of topic '{}' is discarded: {}", job.messageId(), topic.name(), d.reason());
+                poisonIfFailAll(job);
+            }
+            default -> {}
+        }
+        engine.apply(job, decision, continuation, worker);
+    }
+
+    private void poisonIfFailAll(Job job) {
+        if (failAll && poisoned.add(MainFlow.laneKey(job))) {
+            log.warn(
+                    "key '{}' of sequenced topic '{}' is poisoned (FAIL_ALL): its later messages go to the"
+                            + " dead-letter queue unhandled until this consumer group stops",
+                    MainFlow.laneKey(job),
+                    topic.name());
+        }
+    }
+
+    /**
+     * An ack carrying replies: the replies are published before the ack. On a transactional backend they travel in
+     * the settlement and commit with the ack; elsewhere they are published first and a failure retries the message.
+     */
+    void ackWithReplies(ConsumerEngine engine, Job job, Outcome outcome, ConsumerEngine.Worker worker) {
+        Runnable continuation = outcome.continuation().orElse(null);
+        List<Settlement.Copy.ToTopic> replies;
+        try {
+            replies = prepareReplies(outcome.replies());
+        } catch (RuntimeException e) {
+            log.warn(
+                    "replies of message {} on topic '{}' cannot be prepared ({}); retrying the message",
+                    job.messageId(),
+                    topic.name(),
+                    e.toString());
+            finish(engine, job, policy.decide(Outcome.retry(), job.retryCount), null, worker);
+            return;
+        }
+        if (engineContext.services().capabilities().transactions()) {
+            engine.applySettlement(
+                    job, new Settlement(List.copyOf(replies), Settlement.Action.ACK), continuation, worker);
+            return;
+        }
+        Throwable failure = publishReplies(replies);
+        if (failure != null) {
+            log.warn(
+                    "publishing the replies of message {} on topic '{}' failed ({}); retrying the message",
+                    job.messageId(),
+                    topic.name(),
+                    failure.toString());
+            finish(engine, job, policy.decide(Outcome.retry(), job.retryCount), null, worker);
+            return;
+        }
+        finish(engine, job, DeliveryPolicy.ACK, continuation, worker);
+    }
+
+    /** Encodes replies (declaring their topics once). */
+    List<Settlement.Copy.ToTopic> prepareReplies(List<Outcome.Reply<?>> replies) {
+        List<Settlement.Copy.ToTopic> prepared = new ArrayList<>(replies.size());
+        for (Outcome.Reply<?> reply : replies) {
+            engineContext.declareReplyTopic(reply.topic());
+            prepared.add(new Settlement.Copy.ToTopic(reply.topic(), PublisherImpl.prepareReply(reply)));
+        }
+        return prepared;
+    }
+
+    /** Publishes prepared replies and waits for the broker; returns the first failure, or null. */
+    @Nullable
+    Throwable publishReplies(List<Settlement.Copy.ToTopic> replies) {
+        BrokerServices services = engineContext.services();
+        List<java.util.concurrent.CompletableFuture<Void>> pending = new ArrayList<>(replies.size());
+        for (Settlement.Copy.ToTopic reply : replies) {
+            try {
+                pending.add(services.transport().publish(reply.topic(), reply.message()));
+            } catch (RuntimeException e) {
+                pending.add(java.util.concurrent.CompletableFuture.failedFuture(e));
+            }
+        }
+        Throwable first = null;
+        for (int i = 0; i < pending.size(); i++) {
+            Metrics.PublishMeters meters =
+                    services.metrics().publish(replies.get(i).topic().name());
+            try {
+                pending.get(i).get();
+                meters.success.increment();
+            } catch (java.util.concurrent.ExecutionException e) {
+                meters.error.increment();
+                first = first == null ? e.getCause() : first;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                meters.error.increment();
+                first = first == null ? e : first;
+            }
+        }
+        return first;
+    }
+
+    /** A handler asked to move the subscription. */
+    void seek(ConsumerEngine engine, Position position) {
+        if (!options.isSeeking()) {
+            log.error(
+                    "a handler of topic '{}' asked to seek to {}, but the registration does not allow seeking;"
+                            + " register with ConsumerOptions.withSeeking()",
+                    topic.name(),
+                    position);
+            return;
+        }
+        engine.seek(position);
+    }
+
     synchronized void start() {
         if (started) {
             return;
@@ -108,17 +332,22 @@ final class Registration<T, C> {
             addConsumer();
         }
         if (deadLetterConsumer) {
-            MessageHandler<T, ? super C> handler = newHandler();
             SubscriptionRequest request = new SubscriptionRequest(
-                    topic, SubscriptionRequest.Source.DEAD_LETTER, group, topic.name() + "-dlq-" + group, window());
+                    topic,
+                    SubscriptionRequest.Source.DEAD_LETTER,
+                    group,
+                    topic.name() + "-dlq-" + group,
+                    options.prefetch());
             ConsumerEngine engine = new ConsumerEngine(
                     request.consumerId(),
                     engineContext,
                     request,
-                    new DeadLetterFlow<>(this, handler),
+                    new DeadLetterFlow<>(this, deadHandler()),
                     options.prefetch(),
                     timeoutNanos,
-                    false);
+                    false,
+                    null,
+                    deadMeters);
             engine.start();
             deadLetters = engine;
         }
@@ -137,28 +366,60 @@ final class Registration<T, C> {
                 autoscaler != null ? ", autoscaling" : "");
     }
 
-    private MessageHandler<T, ? super C> newHandler() {
+    private <H> H fromFactory(Supplier<? extends H> factory) {
         return Objects.requireNonNull(
-                handlers.get(), () -> "the handler factory of topic '" + topic.name() + "' returned null");
+                factory.get(), () -> "the handler factory of topic '" + topic.name() + "' returned null");
+    }
+
+    /** The dead-letter handler: the handleDead of a handler made for the purpose. */
+    private DeadLetterFlow.DeadHandler<T, C> deadHandler() {
+        return switch (handlers) {
+            case HandlerSpec.Single<T, C> single -> {
+                MessageHandler<T, ? super C> h = fromFactory(single.factory());
+                yield h::handleDead;
+            }
+            case HandlerSpec.Batch<T, C> batch -> {
+                BatchMessageHandler<T, ? super C> h = fromFactory(batch.factory());
+                yield h::handleDead;
+            }
+        };
+    }
+
+    private ConsumerEngine.Flow mainFlow() {
+        return switch (handlers) {
+            case HandlerSpec.Single<T, C> single ->
+                new MainFlow<>(this, new InterceptorChain<T, C>(topic, interceptors, fromFactory(single.factory())));
+            case HandlerSpec.Batch<T, C> batch -> new BatchFlow<>(this, fromFactory(batch.factory()));
+        };
     }
 
     private int window() {
+        if (handlers instanceof HandlerSpec.Batch<T, C> batch) {
+            return options.prefetch() * batch.options().maxBatchSize();
+        }
         return topic.isSequenced() ? options.prefetch() + options.laneBuffer() : options.prefetch();
     }
 
     /** Adds and starts one main consumer; the caller holds the lock. */
     private void addConsumer() {
         String id = topic.name() + "-" + sequence++;
-        SubscriptionRequest request =
-                new SubscriptionRequest(topic, SubscriptionRequest.Source.MAIN, group, id, window());
+        SubscriptionRequest request = new SubscriptionRequest(
+                topic,
+                SubscriptionRequest.Source.MAIN,
+                group,
+                id,
+                window(),
+                options.startAt().orElse(null));
         ConsumerEngine engine = new ConsumerEngine(
                 id,
                 engineContext,
                 request,
-                new MainFlow<>(this, newHandler()),
+                mainFlow(),
                 options.prefetch(),
                 timeoutNanos,
-                topic.isSequenced());
+                topic.isSequenced(),
+                handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null,
+                meters);
         engine.start();
         consumers.add(engine);
     }
@@ -195,7 +456,8 @@ final class Registration<T, C> {
                 }
             }
             if (victim == null) {
-                log.warn("scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
+                log.debug(
+                        "scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
                 return false;
             }
             stopped.add(victim);

@@ -20,10 +20,17 @@ public final class StabilizedStrategy implements ScalingStrategy {
     private final LongSupplier nanoTime;
     private final Map<String, State> states = new HashMap<>();
 
+    /**
+     * Timestamps from the injected clock, each with a flag saying whether it is set: {@link System#nanoTime()} has an
+     * arbitrary origin and may be negative, so no clock value can serve as "unset".
+     */
     private static final class State {
-        long upSince = -1;
-        long downSince = -1;
-        long lastScaledAt = -1;
+        boolean wantsUp;
+        long upSince;
+        boolean wantsDown;
+        long downSince;
+        boolean scaled;
+        long lastScaledAt;
     }
 
     public StabilizedStrategy(ScalingStrategy inner, Duration hysteresis, Duration cooldown, LongSupplier nanoTime) {
@@ -37,33 +44,37 @@ public final class StabilizedStrategy implements ScalingStrategy {
     public synchronized ScalingDecision evaluate(String group, ScalingMetrics metrics) {
         State state = states.computeIfAbsent(group, g -> new State());
         long now = nanoTime.getAsLong();
-        if (state.lastScaledAt >= 0 && now - state.lastScaledAt < cooldownNanos) {
+        if (state.scaled && now - state.lastScaledAt < cooldownNanos) {
             return ScalingDecision.hold();
         }
         ScalingDecision wish = inner.evaluate(group, metrics);
         if (wish.delta() > 0) {
-            state.downSince = -1;
-            if (state.upSince < 0) {
+            state.wantsDown = false;
+            if (!state.wantsUp) {
+                state.wantsUp = true;
                 state.upSince = now;
             }
             if (now - state.upSince >= hysteresisNanos) {
+                state.scaled = true;
                 state.lastScaledAt = now;
-                state.upSince = -1;
+                state.wantsUp = false;
                 return wish;
             }
         } else if (wish.delta() < 0) {
-            state.upSince = -1;
-            if (state.downSince < 0) {
+            state.wantsUp = false;
+            if (!state.wantsDown) {
+                state.wantsDown = true;
                 state.downSince = now;
             }
             if (now - state.downSince >= hysteresisNanos) {
+                state.scaled = true;
                 state.lastScaledAt = now;
-                state.downSince = -1;
+                state.wantsDown = false;
                 return wish;
             }
         } else {
-            state.upSince = -1;
-            state.downSince = -1;
+            state.wantsUp = false;
+            state.wantsDown = false;
         }
         return ScalingDecision.hold();
     }

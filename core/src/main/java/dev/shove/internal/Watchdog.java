@@ -73,7 +73,10 @@ public final class Watchdog implements AutoCloseable {
 
         final Owner owner;
         private final AtomicInteger state = new AtomicInteger(IDLE);
-        private volatile long deadline = Long.MAX_VALUE;
+        // No clock value can mean "no deadline": nanoTime may be negative, and the overflow-safe comparison
+        // now - deadline > 0 would call Long.MAX_VALUE overdue at such times. Hence the flag.
+        private volatile boolean timed;
+        private volatile long deadline;
         private volatile @Nullable Object job;
         private volatile @Nullable Thread thread;
 
@@ -85,7 +88,8 @@ public final class Watchdog implements AutoCloseable {
         public void arm(Object job, long timeoutNanos) {
             this.job = job;
             this.thread = Thread.currentThread();
-            this.deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : Long.MAX_VALUE;
+            this.timed = timeoutNanos > 0;
+            this.deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
             state.set(RUNNING);
         }
 
@@ -111,7 +115,7 @@ public final class Watchdog implements AutoCloseable {
         }
 
         boolean isOverdue(long now) {
-            return state.get() == RUNNING && now - deadline > 0;
+            return state.get() == RUNNING && timed && now - deadline > 0;
         }
 
         /** The job armed last (the one taken over, after {@link #takeOver()}). */

@@ -17,6 +17,12 @@ import java.util.Objects;
  * @param coordinates deliveries carry partition and offset
  * @param timestamps deliveries carry the broker's timestamp
  * @param competingConsumers several subscriptions of one group share the messages of a queue between them
+ * @param nativeBatches the transport receives in batches and hands them over with {@link
+ *     DeliverySink#deliverAll}; batch registrations then take what arrived without waiting
+ * @param seek subscriptions are positions in a log: {@link Subscription#seek} and {@link
+ *     SubscriptionRequest#startAt()} work, and deliveries carry a {@link Delivery#position()}
+ * @param transactions a settlement's copies and its acknowledgement commit atomically (replies included)
+ * @param broadcast topics built with {@code broadcast()} are supported: each subscription receives every message
  */
 public record Capabilities(
         boolean exactDelays,
@@ -26,7 +32,11 @@ public record Capabilities(
         boolean redeliveryFlag,
         boolean coordinates,
         boolean timestamps,
-        boolean competingConsumers) {
+        boolean competingConsumers,
+        boolean nativeBatches,
+        boolean seek,
+        boolean transactions,
+        boolean broadcast) {
 
     public Capabilities {
         Objects.requireNonNull(maxExactDelay, "maxExactDelay");
@@ -46,6 +56,10 @@ public record Capabilities(
         private boolean coordinates;
         private boolean timestamps;
         private boolean competingConsumers;
+        private boolean nativeBatches;
+        private boolean seek;
+        private boolean transactions;
+        private boolean broadcast;
 
         private Builder() {}
 
@@ -85,6 +99,26 @@ public record Capabilities(
             return this;
         }
 
+        public Builder nativeBatches() {
+            this.nativeBatches = true;
+            return this;
+        }
+
+        public Builder seek() {
+            this.seek = true;
+            return this;
+        }
+
+        public Builder transactions() {
+            this.transactions = true;
+            return this;
+        }
+
+        public Builder broadcast() {
+            this.broadcast = true;
+            return this;
+        }
+
         public Capabilities build() {
             return new Capabilities(
                     exactDelays,
@@ -94,7 +128,11 @@ public record Capabilities(
                     redeliveryFlag,
                     coordinates,
                     timestamps,
-                    competingConsumers);
+                    competingConsumers,
+                    nativeBatches,
+                    seek,
+                    transactions,
+                    broadcast);
         }
     }
 }

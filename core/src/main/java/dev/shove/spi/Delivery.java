@@ -1,5 +1,6 @@
 package dev.shove.spi;
 
+import dev.shove.Position;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +45,11 @@ public interface Delivery {
     /** When the broker accepted the message, in epoch milliseconds, or -1. */
     default long timestampMs() {
         return -1;
+    }
+
+    /** Where this message sits in a log-like subscription, or null (see {@link Capabilities#seek()}). */
+    default @Nullable Position position() {
+        return null;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shove.spi;
 
+import dev.shove.Topic;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,9 @@ import java.util.Objects;
  *   <li><b>ack</b>: no copies, {@link Action#ACK};
  *   <li><b>hold-and-ack</b>: one {@link Copy.ToHold}, then ack (a retry or a defer);
  *   <li><b>dead-letter-and-ack</b>: one {@link Copy.ToDeadLetter}, then ack;
- *   <li><b>return</b>: no copies, {@link Action#RETURN} (a drain at shutdown, a handler abandoned at the deadline).
+ *   <li><b>return</b>: no copies, {@link Action#RETURN} (a drain at shutdown, a handler abandoned at the deadline);
+ *   <li><b>reply-and-ack</b>: {@link Copy.ToTopic} copies, then ack: only on transports with {@link
+ *       Capabilities#transactions() transactions}, which must commit the copies and the ack atomically.
  * </ul>
  *
  * @param copies what to publish before the final action; every copy must be accepted by the broker first
@@ -59,8 +62,9 @@ public record Settlement(List<Copy> copies, Action action) {
         /**
          * A retry or defer copy: to wait {@code delay}, then be delivered again on the queue the original came from
          * (for a sequenced topic: the same shard). Backends with {@link Capabilities#exactDelays() exact delays}
-         * wait exactly {@code delay}; the others put it in hold tier {@code tier}, whose delay is at least {@code
-         * delay} (the engine rounded up). The {@code shove-not-before} header carries the due time in epoch ms.
+         * wait exactly {@code delay}; the others put it in hold tier {@code tier}, the shortest tier at least as
+         * long as {@code delay}, or the longest tier when none is: then the copy comes back early and the engine
+         * holds it again until the {@code shove-not-before} header's due time (epoch ms) has passed.
          *
          * @param tier index into the topic's {@link dev.shove.Topic#holdTiers() hold tiers}
          * @param delay how long the copy must wait before it is delivered again
@@ -83,6 +87,31 @@ public record Settlement(List<Copy> copies, Action action) {
                 Objects.requireNonNull(queue, "queue");
                 Objects.requireNonNull(payload, "payload");
                 headers = Map.copyOf(headers);
+            }
+        }
+
+        /**
+         * A reply, published to a topic exactly as {@link Transport#publish} would publish it. Only sent to
+         * transports with {@link Capabilities#transactions() transactions}; the others get replies through {@link
+         * Transport#publish} before the settlement.
+         *
+         * @param topic the reply's topic
+         * @param message the prepared reply
+         */
+        record ToTopic(Topic<?> topic, OutboundMessage message) implements Copy {
+            public ToTopic {
+                Objects.requireNonNull(topic, "topic");
+                Objects.requireNonNull(message, "message");
+            }
+
+            @Override
+            public byte[] payload() {
+                return message.payload();
+            }
+
+            @Override
+            public Map<String, String> headers() {
+                return message.headers();
             }
         }
     }

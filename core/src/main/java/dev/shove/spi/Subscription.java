@@ -1,5 +1,8 @@
 package dev.shove.spi;
 
+import dev.shove.Position;
+import java.util.List;
+
 /**
  * A running consumption of one queue, created by {@link Transport#subscribe}. One subscription is one consumer of a
  * group (one channel, one KafkaConsumer, one pull consumer).
@@ -23,6 +26,21 @@ public interface Subscription extends AutoCloseable {
      * redelivery, as close to its original position as the broker allows).
      */
     void settle(Delivery delivery, Settlement settlement, SettleCallback callback);
+
+    /**
+     * Moves a log-like subscription ({@link Capabilities#seek()}) to {@code position}: the next delivery is the message
+     * at the position (a {@link dev.shove.Position.Captured captured} position: that very message), then the rest in
+     * order. {@code abandoned} are deliveries the engine received and dropped without settling them because of the
+     * move; the transport forgets them (frees their window; never acknowledges them). Deliveries still being handled
+     * are settled as usual.
+     *
+     * @throws IllegalArgumentException when the position does not exist (trimmed, out of range); the subscription
+     *     then stays where it was
+     * @throws UnsupportedOperationException when the transport has no log
+     */
+    default void seek(Position position, List<Delivery> abandoned) {
+        throw new UnsupportedOperationException("this transport cannot seek");
+    }
 
     /**
      * Stops handing over new deliveries. After this returns the sink receives nothing more. Settlements are still

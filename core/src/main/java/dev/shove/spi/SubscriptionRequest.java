@@ -1,7 +1,9 @@
 package dev.shove.spi;
 
+import dev.shove.Position;
 import dev.shove.Topic;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine asks a transport to consume.
@@ -13,12 +15,20 @@ import java.util.Objects;
  * @param consumerId unique per subscription within the process, e.g. {@code orders-2}; for connection and thread names
  * @param window the most deliveries the transport may have handed to the sink and not yet seen settled (by {@link
  *     Subscription#settle}); the transport must never exceed it, and should keep it full while messages wait
+ * @param startAt where a log-like subscription starts, forced on every start; null for the broker's default (a
+ *     group's stored position, or the tail for a new one)
  */
-public record SubscriptionRequest(Topic<?> topic, Source source, String group, String consumerId, int window) {
+public record SubscriptionRequest(
+        Topic<?> topic,
+        Source source,
+        String group,
+        String consumerId,
+        int window,
+        @Nullable Position startAt) {
 
     /** Which queue of a topic a subscription reads. */
     public enum Source {
-        /** The main queue, or every shard of a sequenced topic. */
+        /** The main queue, or every shard of a sequenced topic; for a broadcast topic, this subscriber's own feed. */
         MAIN,
         /** The dead-letter queue. */
         DEAD_LETTER
@@ -35,6 +45,11 @@ public record SubscriptionRequest(Topic<?> topic, Source source, String group, S
         if (source == Source.DEAD_LETTER && topic.dlq().isEmpty()) {
             throw new IllegalArgumentException(topic + " has no dead-letter queue to subscribe to");
         }
+    }
+
+    /** A request with the broker's default start. */
+    public SubscriptionRequest(Topic<?> topic, Source source, String group, String consumerId, int window) {
+        this(topic, source, group, consumerId, window, null);
     }
 
     /** The broker-side name of the queue this subscription reads (the main queue or the DLQ). */

@@ -1,0 +1,40 @@
+package dev.shove;
+
+import dev.shove.internal.DeadLetters;
+import java.util.List;
+
+/**
+ * Business logic that takes messages in batches (one database round trip, one bulk API call). Registered with
+ * {@link ConsumerGroup#registerBatch}; the registration's {@link BatchOptions} bound each batch's size and how long
+ * the first message waits for company.
+ *
+ * <p>Messages that fail to decode are settled by the decode-failure policy before the handler runs and never reach
+ * it; if none decode, the handler does not run. The handler runs under one deadline for the whole batch; on timeout
+ * every message gets the timeout outcome. A handler that throws retries every message. {@link HandlerInterceptor
+ * Interceptors} do not wrap batch handlers. Batch handlers cannot consume sequenced topics.
+ *
+ * <pre>{@code
+ * BatchMessageHandler<OrderPaid, Db> handler = (batch, db) -> {
+ *     db.insertAll(batch.stream().map(Envelope::message).toList());
+ *     return BatchOutcome.ackAll();
+ * };
+ * }</pre>
+ *
+ * @param <T> the message type
+ * @param <C> the context type
+ */
+@FunctionalInterface
+public interface BatchMessageHandler<T, C> {
+
+    /**
+     * Handles one batch: at least one message, at most {@link BatchOptions#maxBatchSize()}, in delivery order.
+     *
+     * @throws Exception any failure; every message of the batch is then retried
+     */
+    BatchOutcome handle(List<Envelope<T>> batch, C context) throws Exception;
+
+    /** Called for each message read from the topic's dead-letter queue, one at a time; see {@link MessageHandler#handleDead}. */
+    default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
+        DeadLetters.logUnhandled(metadata);
+    }
+}

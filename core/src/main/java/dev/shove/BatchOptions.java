@@ -1,0 +1,38 @@
+package dev.shove;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a batch registration forms batches: at most {@code maxBatchSize} messages, and a batch closes {@code maxWait}
+ * after its first message arrived even if it is not full. Backends that receive in batches (a Kafka poll, the
+ * in-memory broker) hand over what they received without waiting; for the others shove gathers single deliveries.
+ * A batch is never larger than asked; it may be smaller.
+ *
+ * @param maxBatchSize the most messages in one batch (at least 1)
+ * @param maxWait how long the first message of a batch waits for more (zero: never wait)
+ */
+public record BatchOptions(int maxBatchSize, Duration maxWait) {
+    /** How long a batch waits for more messages unless told otherwise. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofMillis(50);
+
+    public BatchOptions {
+        if (maxBatchSize < 1) {
+            throw new IllegalArgumentException("maxBatchSize must be at least 1, was " + maxBatchSize);
+        }
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
+        }
+    }
+
+    /** Batches of up to {@code maxBatchSize}, waiting up to {@code maxWait} for the batch to fill. */
+    public static BatchOptions of(int maxBatchSize, Duration maxWait) {
+        return new BatchOptions(maxBatchSize, maxWait);
+    }
+
+    /** Batches of up to {@code maxBatchSize}, waiting up to {@link #DEFAULT_MAX_WAIT}. */
+    public static BatchOptions of(int maxBatchSize) {
+        return new BatchOptions(maxBatchSize, DEFAULT_MAX_WAIT);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.shove.internal;
+
+import dev.shove.AuditLog;
+import dev.shove.AuditRecord;
+import dev.shove.AuditSink;
+import dev.shove.HandlerInterceptor;
+import dev.shove.Invocation;
+import dev.shove.MessageMetadata;
+import dev.shove.Outcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records every call to an {@link AuditSink}. Strict: a failing sink turns the outcome into retry, so no delivery goes
+ * unaudited; with an audit timeout, a slow sink is abandoned and the original outcome kept. The audit log topic
+ * itself is never audited. A handler that throws is recorded as a retry, and the exception goes on.
+ */
+public final class AuditInterceptor implements HandlerInterceptor {
+    private static final Logger log = LoggerFactory.getLogger(AuditInterceptor.class);
+
+    private final AuditSink<Object> sink;
+    private final @Nullable Duration auditTimeout;
+
+    @SuppressWarnings("unchecked")
+    public AuditInterceptor(AuditSink<?> sink, @Nullable Duration auditTimeout) {
+        this.sink = (AuditSink<Object>) Objects.requireNonNull(sink, "sink");
+        if (auditTimeout != null && (auditTimeout.isNegative() || auditTimeout.isZero())) {
+            throw new IllegalArgumentException("audit timeout must be positive, was " + auditTimeout);
+        }
+        this.auditTimeout = auditTimeout;
+    }
+
+    @Override
+    public Outcome intercept(Invocation invocation) throws Exception {
+        return around(invocation.message(), invocation.metadata(), invocation::proceed);
+    }
+
+    /** Audits one call of {@code next} on {@code message}. */
+    Outcome around(Object message, MessageMetadata metadata, Callable<Outcome> next) throws Exception {
+        if (AuditLog.TOPIC_NAME.equals(metadata.topic())) {
+            return next.call();
+        }
+        long start = System.nanoTime();
+        Outcome outcome;
+        Exception failure = null;
+        try {
+            outcome = next.call();
+        } catch (Exception e) {
+            failure = e;
+            outcome = Outcome.retry();
+        }
+        long durationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        String traceId = metadata.header(AuditRecord.TRACE_ID_HEADER).orElseGet(Ids::newMessageId);
+        AuditRecord<Object> record = new AuditRecord<>(
+                traceId,
+                metadata.topic(),
+                message,
+                metadata,
+                outcome == null ? Outcome.Kind.RETRY : outcome.kind(),
+                durationMs,
+                Instant.now());
+        Outcome audited = audit(record, outcome);
+        if (failure != null) {
+            throw failure;
+        }
+        return audited;
+    }
+
+    private Outcome audit(AuditRecord<Object> record, Outcome outcome) {
+        if (auditTimeout == null) {
+            try {
+                sink.audit(record);
+                return outcome;
+            } catch (Exception e) {
+                log.error("audit sink failed for a message of topic '{}'; retrying the message", record.topic(), e);
+                return Outcome.retry();
+            }
+        }
+        FutureTask<Void> task = new FutureTask<>(() -> {
+            sink.audit(record);
+            return null;
+        });
+        Thread.ofVirtual().name("shove-audit-" + record.topic()).start(task);
+        try {
+            task.get(auditTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            return outcome;
+        } catch (TimeoutException e) {
+            task.cancel(true);
+            log.error(
+                    "audit sink timed out after {} for a message of topic '{}'; keeping the handler's outcome",
+                    auditTimeout,
+                    record.topic());
+            return outcome;
+        } catch (ExecutionException e) {
+            log.error(
+                    "audit sink failed for a message of topic '{}'; retrying the message",
+                    record.topic(),
+                    e.getCause());
+            return Outcome.retry();
+        } catch (InterruptedException e) {
+            task.cancel(true);
+            Thread.currentThread().interrupt();
+            return Outcome.retry();
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package dev.shove.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.shove.Codec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("JsonCodec")
+class JsonCodecTest {
+    record Order(String id, long cents, List<String> items) {}
+
+    record Timed(Instant at, LocalDate day, Duration took, OffsetDateTime local, Optional<String> note) {}
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @DisplayName("a record survives encode then decode unchanged")
+    void roundTrip() throws Exception {
+        Codec<Order> codec = Codec.json(Order.class);
+        Order order = new Order("o-1", 1299, List.of("book", "pen"));
+
+        assertThat(codec.decode(codec.encode(order))).isEqualTo(order);
+    }
+
+    @Test
+    @DisplayName("unknown properties are ignored, so producers can add fields")
+    void unknownPropertiesIgnored() throws Exception {
+        Codec<Order> codec = Codec.json(Order.class);
+
+        Order order = codec.decode(utf8("{\"id\":\"o-1\",\"cents\":5,\"items\":[],\"addedLater\":{\"x\":1}}"));
+
+        assertThat(order).isEqualTo(new Order("o-1", 5, List.of()));
+    }
+
+    @Test
+    @DisplayName("a JSON null payload is refused, never handed over as a null message")
+    void jsonNullRefused() {
+        Codec<Order> codec = Codec.json(Order.class);
+
+        assertThatThrownBy(() -> codec.decode(utf8("null")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("JSON null");
+        assertThatThrownBy(() -> codec.decode(utf8("  null  "))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("bytes that are not JSON of the type are refused")
+    void garbageRefused() {
+        Codec<Order> codec = Codec.json(Order.class);
+
+        assertThatThrownBy(() -> codec.decode(utf8("not valid json"))).isInstanceOf(Exception.class);
+        assertThatThrownBy(() -> codec.decode(utf8("{\"cents\":\"many\"}"))).isInstanceOf(Exception.class);
+        assertThatThrownBy(() -> codec.decode(new byte[0])).isInstanceOf(Exception.class);
+    }
+
+    @Test
+    @DisplayName("java.time and Optional round-trip, dates written as ISO-8601 text, offsets kept")
+    void javaTime() throws Exception {
+        Codec<Timed> codec = Codec.json(Timed.class);
+        Timed value = new Timed(
+                Instant.parse("2025-03-01T12:34:56.789Z"),
+                LocalDate.of(2025, 3, 1),
+                Duration.ofSeconds(90),
+                OffsetDateTime.of(2025, 3, 1, 8, 0, 0, 0, ZoneOffset.ofHours(2)),
+                Optional.of("n"));
+
+        byte[] json = codec.encode(value);
+
+        assertThat(codec.decode(json)).isEqualTo(value);
+        Map<String, Object> tree = new ObjectMapper().readValue(json, new TypeReference<Map<String, Object>>() {});
+        assertThat(tree)
+                .containsEntry("at", "2025-03-01T12:34:56.789Z")
+                .containsEntry("day", "2025-03-01")
+                .containsEntry("local", "2025-03-01T08:00:00+02:00")
+                .containsEntry("note", "n");
+    }
+
+    @Test
+    @DisplayName("an empty Optional round-trips")
+    void emptyOptional() throws Exception {
+        Codec<Timed> codec = Codec.json(Timed.class);
+        Timed value = new Timed(
+                Instant.EPOCH,
+                LocalDate.EPOCH,
+                Duration.ZERO,
+                OffsetDateTime.of(2025, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+                Optional.empty());
+
+        assertThat(codec.decode(codec.encode(value))).isEqualTo(value);
+    }
+
+    @Test
+    @DisplayName("a generic type reads through a TypeReference")
+    void generic() throws Exception {
+        Codec<List<Order>> codec = Codec.json(new TypeReference<List<Order>>() {});
+        List<Order> orders = List.of(new Order("a", 1, List.of()), new Order("b", 2, List.of("x")));
+
+        assertThat(codec.decode(codec.encode(orders))).isEqualTo(orders);
+    }
+
+    @Test
+    @DisplayName("a user's own mapper is used as configured")
+    void ownMapper() throws Exception {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        Codec<Order> codec = Codec.json(Order.class, mapper);
+
+        assertThat(text(codec.encode(new Order("o", 1, List.of())))).contains("\n");
+    }
+
+    @Test
+    @DisplayName("content type application/json; the name shows the type")
+    void describes() {
+        Codec<Order> codec = Codec.json(Order.class);
+
+        assertThat(codec.contentType()).isEqualTo("application/json");
+        assertThat(codec.name()).startsWith("json(").contains("Order");
+    }
+
+    @Test
+    @DisplayName("the raw codec passes bytes through unchanged")
+    void raw() throws Exception {
+        byte[] bytes = {0, (byte) 0xff, 42};
+
+        assertThat(Codec.raw().encode(bytes)).isSameAs(bytes);
+        assertThat(Codec.raw().decode(bytes)).isSameAs(bytes);
+        assertThat(Codec.raw().name()).isEqualTo("raw");
+    }
+}
