@@ -96,6 +96,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
+    private final CountDownLatch joined = new CountDownLatch(1);
     private volatile boolean paused;
     private volatile boolean closing;
     private volatile boolean terminated;
@@ -139,6 +140,20 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     void start() {
         pollThread.start();
+    }
+
+    /**
+     * Waits until this consumer has joined its group and received its first assignment (possibly empty), up to
+     * {@code timeout}; true if it has. A group whose consumers all returned from here shares its partitions at once,
+     * instead of the first consumer taking every record while the others are still joining.
+     */
+    boolean awaitJoined(Duration timeout) {
+        try {
+            return joined.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     Topic<?> topic() {
@@ -541,6 +556,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        joined.countDown();
         for (TopicPartition tp : partitions) {
             owned.put(tp.partition(), new PartitionState(tp));
         }
@@ -656,6 +672,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 log.warn("closing Kafka consumer {} of topic '{}': {}", request.consumerId(), queue, e.toString());
             }
         } finally {
+            joined.countDown();
             finished.countDown();
         }
     }

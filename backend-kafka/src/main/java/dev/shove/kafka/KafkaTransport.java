@@ -336,6 +336,15 @@ final class KafkaTransport implements Transport {
         }
         subscriptions.add(subscription);
         subscription.start();
+        Duration joinTimeout = config.sessionTimeout().plus(config.sessionTimeout());
+        if (!subscription.awaitJoined(joinTimeout)) {
+            log.info(
+                    "consumer {} of topic '{}' has not joined group '{}' after {}; it goes on joining in the background",
+                    request.consumerId(),
+                    request.queue(),
+                    groupId,
+                    joinTimeout);
+        }
         return subscription;
     }
 
@@ -410,7 +419,8 @@ final class KafkaTransport implements Transport {
         p.put("auto.offset.reset", "earliest");
         p.put("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
         p.put("session.timeout.ms", (int) session);
-        p.put("heartbeat.interval.ms", (int) Math.max(100, Math.min(3000, session / 3)));
+        // Members learn of a rebalance at their next heartbeat: a short interval makes joins and scaling quick.
+        p.put("heartbeat.interval.ms", (int) Math.max(100, Math.min(500, session / 3)));
         p.put("max.poll.records", maxPollRecords);
         p.put("fetch.max.wait.ms", 100);
         p.putAll(config.commonProperties());
