@@ -1,5 +1,6 @@
 package dev.shove.kafka;
 
+import dev.shove.Position;
 import dev.shove.spi.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -78,6 +79,11 @@ final class KafkaDelivery implements Delivery {
     @Override
     public long timestampMs() {
         return record.timestamp() >= 0 ? record.timestamp() : -1;
+    }
+
+    @Override
+    public Position position() {
+        return new Position.Captured(record.topic(), record.partition(), record.offset());
     }
 
     @Override

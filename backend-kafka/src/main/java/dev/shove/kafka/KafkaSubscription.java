@@ -1,5 +1,6 @@
 package dev.shove.kafka;
 
+import dev.shove.Position;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.spi.Delivery;
@@ -21,9 +22,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +38,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
@@ -91,6 +95,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final Gauge stalledGauge;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
     private final AtomicInteger outstanding = new AtomicInteger();
     private final ReentrantLock deliverLock = new ReentrantLock();
@@ -109,6 +114,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final List<SettleCallback> ready = new ArrayList<>();
     private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
     private boolean consumerPaused;
+    private boolean startApplied;
     private int completedSinceCommit;
     private long firstCompletionNanos;
     private long lastPollNanos;
@@ -182,7 +188,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     + "' is closed; record " + d.deliveryId() + " will be delivered again"));
             return;
         }
-        if (owned.get(d.partition()) != d.state) {
+        if (owned.get(d.partition()) != d.state && !d.state.isMoved()) {
             callback.settled(new ShoveException("partition " + d.partition() + " of topic '" + queue
                     + "' was revoked from consumer " + request.consumerId() + "; record " + d.deliveryId()
                     + " will be delivered again by its new owner"));
@@ -215,6 +221,154 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         if (terminated) {
             applyLateNotes(); // the poll thread has finished: answer the note here
+        }
+    }
+
+    /** A move asked by the engine, carried out on the poll thread. */
+    private record SeekRequest(Position position, List<Delivery> abandoned, CompletableFuture<Void> done) {}
+
+    /**
+     * Moves this consumer's partitions ({@link Position#sequence} and {@link Position#start()} / {@link
+     * Position#end()} / {@link Position#timestamp}: every assigned partition; a {@link Position.Captured captured}
+     * position: its partition only). Carried out by the poll thread; the caller waits for it. The new position is
+     * committed at once, so the whole group goes on from there.
+     */
+    @Override
+    public void seek(Position position, List<Delivery> abandoned) {
+        if (closing || terminated) {
+            throw new IllegalStateException(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' is closing and cannot move");
+        }
+        SeekRequest seek = new SeekRequest(position, List.copyOf(abandoned), new CompletableFuture<>());
+        seekRequests.add(seek);
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
+        }
+        try {
+            seek.done().get(transport.config().apiTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ShoveException("moving consumer " + request.consumerId() + " failed: " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ShoveException("interrupted while moving consumer " + request.consumerId(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new ShoveException(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' did not move within "
+                            + transport.config().apiTimeout(),
+                    e);
+        }
+    }
+
+    /** Carries out the engine's moves (poll thread). */
+    private void applySeekRequests() {
+        SeekRequest seek = seekRequests.poll();
+        while (seek != null) {
+            try {
+                Position position = seek.position();
+                List<TopicPartition> targets = new ArrayList<>();
+                if (position instanceof Position.Captured captured) {
+                    PartitionState state = owned.get(captured.partition());
+                    if (!captured.queue().equals(queue) || state == null) {
+                        throw new IllegalArgumentException("position " + captured + " is not in a partition of topic '"
+                                + queue + "' assigned to consumer " + request.consumerId());
+                    }
+                    targets.add(state.partition);
+                } else {
+                    for (PartitionState state : owned.values()) {
+                        targets.add(state.partition);
+                    }
+                }
+                moveTo(position, targets); // throws before anything changed when the position does not exist
+                Set<Integer> moved = new HashSet<>();
+                for (TopicPartition tp : targets) {
+                    moved.add(tp.partition());
+                }
+                for (Delivery d : seek.abandoned()) {
+                    KafkaDelivery kd = (KafkaDelivery) d;
+                    outstanding.decrementAndGet();
+                    if (!moved.contains(kd.partition()) && owned.get(kd.partition()) == kd.state) {
+                        // withdrawn from a partition that does not move: read it again
+                        kd.state.markReturned(kd.offset());
+                        seeks.merge(kd.partition(), kd.offset(), Math::min);
+                    }
+                }
+                backlog.removeIf(r -> moved.contains(r.partition()));
+                for (TopicPartition tp : targets) {
+                    PartitionState old = owned.get(tp.partition());
+                    if (old != null) {
+                        old.markMoved();
+                    }
+                    owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
+                }
+                countCompletion(); // commit the new positions soon
+                if (!seeks.isEmpty()) {
+                    applySeeks();
+                }
+                seek.done().complete(null);
+            } catch (RuntimeException e) {
+                seek.done().completeExceptionally(e);
+            }
+            seek = seekRequests.poll();
+        }
+    }
+
+    /**
+     * Seeks {@code partitions} to {@code position}; throws {@link IllegalArgumentException}, having moved nothing,
+     * when the position is not in the log (trimmed, or past the end).
+     */
+    private void moveTo(Position position, Collection<TopicPartition> partitions) {
+        switch (position) {
+            case Position.Start s -> consumer.seekToBeginning(partitions);
+            case Position.End e -> consumer.seekToEnd(partitions);
+            case Position.Sequence sequence -> {
+                checkInLog(partitions, sequence.sequence(), position);
+                for (TopicPartition tp : partitions) {
+                    consumer.seek(tp, sequence.sequence());
+                }
+            }
+            case Position.Captured captured -> {
+                checkInLog(partitions, captured.offset(), position);
+                for (TopicPartition tp : partitions) {
+                    consumer.seek(tp, captured.offset());
+                }
+            }
+            case Position.Timestamp t -> {
+                Map<TopicPartition, Long> times = new HashMap<>();
+                for (TopicPartition tp : partitions) {
+                    times.put(tp, t.time().toEpochMilli());
+                }
+                Map<TopicPartition, OffsetAndTimestamp> found =
+                        consumer.offsetsForTimes(times, transport.config().apiTimeout());
+                List<TopicPartition> none = new ArrayList<>();
+                for (TopicPartition tp : partitions) {
+                    OffsetAndTimestamp at = found.get(tp);
+                    if (at == null) {
+                        none.add(tp);
+                    } else {
+                        consumer.seek(tp, at.offset());
+                    }
+                }
+                if (!none.isEmpty()) {
+                    consumer.seekToEnd(none); // nothing at or after that time yet
+                }
+            }
+        }
+    }
+
+    private void checkInLog(Collection<TopicPartition> partitions, long offset, Position position) {
+        Duration timeout = transport.config().apiTimeout();
+        Map<TopicPartition, Long> first = consumer.beginningOffsets(partitions, timeout);
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+        for (TopicPartition tp : partitions) {
+            if (offset < first.getOrDefault(tp, 0L) || offset > end.getOrDefault(tp, 0L)) {
+                throw new IllegalArgumentException("position " + position + " is not in partition " + tp.partition()
+                        + " of topic '" + queue + "', which holds offsets " + first.get(tp) + " to "
+                        + end.get(tp));
+            }
         }
     }
 
@@ -348,7 +502,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         if (note == null && waitNanos > 0) {
             // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
             sleeping = true;
-            if (notes.isEmpty()) {
+            if (notes.isEmpty() && seekRequests.isEmpty()) {
                 LockSupport.parkNanos(this, waitNanos);
             }
             sleeping = false;
@@ -360,6 +514,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         while (note != null) {
             apply(note);
             note = notes.poll();
+        }
+        if (!seekRequests.isEmpty()) {
+            applySeekRequests();
         }
         if (!seeks.isEmpty()) {
             applySeeks();
@@ -381,6 +538,15 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private void apply(Note note) {
         KafkaDelivery d = note.delivery();
         PartitionState state = owned.get(d.partition());
+        if (state != d.state && d.state.isMoved()) {
+            // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
+            if (note.failure() != null) {
+                note.callback().settled(note.failure());
+            } else {
+                ready.add(note.callback());
+            }
+            return;
+        }
         if (state != d.state) {
             fail(
                     note.callback(),
@@ -560,6 +726,25 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         for (TopicPartition tp : partitions) {
             owned.put(tp.partition(), new PartitionState(tp));
         }
+        Position start = request.startAt();
+        if (!startApplied && !partitions.isEmpty()) {
+            // The start position applies to the partitions of this consumer's first assignment only: partitions that
+            // move to it later in a rebalance go on from the group's committed offsets.
+            startApplied = true;
+            if (start != null) {
+                try {
+                    moveTo(start, partitions);
+                    log.info("consumer {} of topic '{}' starts at {}", request.consumerId(), queue, start);
+                } catch (RuntimeException e) {
+                    log.warn(
+                            "consumer {} of topic '{}' cannot start at {}: {}; it starts at the group's offsets",
+                            request.consumerId(),
+                            queue,
+                            start,
+                            e.getMessage());
+                }
+            }
+        }
         if (consumerPaused && !partitions.isEmpty()) {
             consumer.pause(partitions);
         }
@@ -659,6 +844,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             List<PartitionState> states = new ArrayList<>(owned.values());
             commitNow(states);
             terminated = true;
+            for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
+                seek.done()
+                        .completeExceptionally(new IllegalStateException("consumer " + request.consumerId()
+                                + " of topic '" + queue + "' closed before it could move"));
+            }
             applyLateNotes();
             List<SettleCallback> orphans = new ArrayList<>();
             for (PartitionState state : states) {

@@ -56,6 +56,7 @@ final class KafkaTransport implements Transport {
             .timestamps()
             .competingConsumers()
             .nativeBatches()
+            .seek()
             .build();
 
     private final KafkaConfig config;

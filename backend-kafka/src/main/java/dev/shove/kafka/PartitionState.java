@@ -44,8 +44,29 @@ final class PartitionState {
     /** A done record's callback waiting for a commit that covers it. */
     private record Awaiting(long offset, SettleCallback callback) {}
 
+    private volatile boolean moved;
+
     PartitionState(TopicPartition partition) {
         this.partition = partition;
+    }
+
+    /**
+     * A state for a partition just moved to {@code position} (a seek): its commit point is that position until
+     * records are read from it.
+     */
+    PartitionState(TopicPartition partition, long position) {
+        this.partition = partition;
+        this.next = position;
+    }
+
+    /** This state was replaced because its partition was moved elsewhere (a seek). */
+    void markMoved() {
+        moved = true;
+    }
+
+    /** Whether the partition was moved away from this state's records: their settlements need no commit. */
+    boolean isMoved() {
+        return moved;
     }
 
     /**
