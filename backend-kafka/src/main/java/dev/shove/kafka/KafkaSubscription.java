@@ -88,6 +88,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final byte[] groupIdBytes;
     private final String queue;
     private final boolean main;
+    /** A broadcast subscriber: its own reader of every partition from the end (or its start position), no group. */
+    private final boolean broadcast;
+
     private final int window;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
@@ -129,8 +132,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.queue = request.queue();
         this.main = request.source() == SubscriptionRequest.Source.MAIN;
         this.window = request.window();
-        this.consumer = new KafkaConsumer<>(transport.consumerProperties(
-                groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500)));
+        this.broadcast = request.topic().isBroadcast();
+        Map<String, Object> properties = transport.consumerProperties(
+                groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500));
+        if (broadcast) {
+            properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
+        }
+        this.consumer = new KafkaConsumer<>(properties);
         this.registry = transport.context().meterRegistry();
         this.stalledGauge = Gauge.builder("shove.kafka.partitions.stalled", this, s -> s.stalled)
                 .description("partitions of this consumer whose commit point has not moved for stallThreshold while"
@@ -413,7 +421,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     private void run() {
         try {
-            consumer.subscribe(List.of(queue), this);
+            if (broadcast) {
+                assignEverything();
+            } else {
+                consumer.subscribe(List.of(queue), this);
+            }
             while (!closing) {
                 applyNotes(0);
                 deliverBacklog();
@@ -490,6 +502,39 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
+    /**
+     * A broadcast subscriber takes every partition itself and starts at the end (what is published from now on) or at
+     * its start position; the positions are resolved before {@link #awaitJoined} returns, so nothing published after
+     * the subscription opened is missed.
+     */
+    private void assignEverything() {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (var info : consumer.partitionsFor(queue, transport.config().apiTimeout())) {
+            partitions.add(new TopicPartition(queue, info.partition()));
+        }
+        consumer.assign(partitions);
+        for (TopicPartition tp : partitions) {
+            owned.put(tp.partition(), new PartitionState(tp));
+        }
+        startApplied = true;
+        Position start = request.startAt();
+        try {
+            moveTo(start == null ? Position.end() : start, partitions);
+        } catch (IllegalArgumentException e) {
+            log.warn(
+                    "broadcast subscriber {} of topic '{}' cannot start at {}: {}; it starts at the end",
+                    request.consumerId(),
+                    queue,
+                    start,
+                    e.getMessage());
+            consumer.seekToEnd(partitions);
+        }
+        for (TopicPartition tp : partitions) {
+            consumer.position(tp, transport.config().apiTimeout()); // resolve now, not at the first fetch
+        }
+        joined.countDown();
+    }
+
     /** A retry brought back by the hold relay carries the group it belongs to; other groups skip it. */
     private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
@@ -555,7 +600,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             return;
         }
         if (note.done()) {
-            if (state.complete(d.offset(), note.callback())) {
+            if (broadcast) {
+                // Nothing is committed for a broadcast subscriber: settled is settled.
+                state.complete(d.offset(), null);
+                ready.add(note.callback());
+            } else if (state.complete(d.offset(), note.callback())) {
                 countCompletion();
             } else {
                 fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
@@ -597,6 +646,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     }
 
     private void commitIfDue(boolean force) {
+        if (broadcast) {
+            return;
+        }
         if (!force) {
             if (completedSinceCommit == 0) {
                 return;
@@ -651,6 +703,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
     private void commitNow(Collection<PartitionState> states) {
+        if (broadcast) {
+            return;
+        }
         for (PartitionState state : states) {
             state.commitFailed(); // resend the current point even if an async commit of it is still in flight
         }

@@ -57,6 +57,7 @@ final class KafkaTransport implements Transport {
             .competingConsumers()
             .nativeBatches()
             .seek()
+            .broadcast()
             .build();
 
     private final KafkaConfig config;
