@@ -305,10 +305,18 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     }
                 }
                 backlog.removeIf(r -> moved.contains(r.partition()));
+                // Records of the moved partitions handed out after the engine dropped its unstarted ones: take them
+                // back too, or they would run after the move with their old positions.
+                List<Delivery> late = sink.withdraw(d -> d instanceof KafkaDelivery kd
+                        && kd.owner == this
+                        && moved.contains(kd.partition())
+                        && owned.get(kd.partition()) == kd.state);
+                outstanding.addAndGet(-late.size());
                 for (TopicPartition tp : targets) {
                     PartitionState old = owned.get(tp.partition());
                     if (old != null) {
                         old.markMoved();
+                        old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
                     }
                     owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
                 }
@@ -468,8 +476,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         deliverLock.lock();
         try {
-            if (paused) {
-                return;
+            if (paused || !seekRequests.isEmpty()) {
+                return; // a move is pending: hand out nothing from the old positions
             }
             int room = window - outstanding.get();
             if (room <= 0) {

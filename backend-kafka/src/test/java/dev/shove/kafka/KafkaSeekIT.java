@@ -72,7 +72,8 @@ class KafkaSeekIT {
             var again = broker.consumerGroup();
             again.register(
                     topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withStartAt(Position.start())),
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withStartAt(Position.start())),
                     () -> (m, meta, c) -> {
                         second.add(m.n());
                         return Outcome.ack();
