@@ -5,6 +5,13 @@
 #   scripts/quickstart.sh SequencedOrders FAIL_ALL  # another example from examples/, with its arguments
 #   scripts/quickstart.sh AutoscalingGroup
 #   scripts/quickstart.sh AuditedHandler
+#   scripts/quickstart.sh BatchInserts             # the subscriber features: batch handlers,
+#   scripts/quickstart.sh Interceptors             #   interceptors,
+#   scripts/quickstart.sh DecodeFailures           #   decode-failure policies and header contracts,
+#   scripts/quickstart.sh Replies                  #   replies and continuations,
+#   scripts/quickstart.sh Replay                   #   seeking and start positions,
+#   scripts/quickstart.sh Broadcast                #   broadcast topics,
+#   scripts/quickstart.sh RawGateway               #   raw byte[] payloads
 #
 # Compiles the examples module and what it depends on in one reactor build (nothing goes to ~/.m2 except the
 # third-party dependencies Maven downloads), then runs the example in a JVM of its own, so its exit code is the

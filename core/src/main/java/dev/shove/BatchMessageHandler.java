@@ -37,4 +37,14 @@ public interface BatchMessageHandler<T, C> {
     default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnhandled(metadata);
     }
+
+    /**
+     * Called for a message in the dead-letter queue that cannot be decoded (it was dead-lettered because it could not
+     * be read, or the codec changed since). The dead letter is acknowledged afterwards, whatever this does. The
+     * default logs a WARN and the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the
+     * DLQ): override it to keep them somewhere.
+     */
+    default void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+        DeadLetters.logUnreadable(payload.length, metadata);
+    }
 }

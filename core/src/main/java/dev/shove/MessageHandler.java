@@ -50,6 +50,16 @@ public interface MessageHandler<T, C> {
     }
 
     /**
+     * Called for a message in the dead-letter queue that cannot be decoded (it was dead-lettered because it could not
+     * be read, or the codec changed since). The dead letter is acknowledged afterwards, whatever this does. The
+     * default logs a WARN and the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the
+     * DLQ): override it to keep them somewhere.
+     */
+    default void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+        DeadLetters.logUnreadable(payload.length, metadata);
+    }
+
+    /**
      * This handler with every delivery recorded to {@code sink}: the message, its metadata, the outcome and how long
      * the handler took. A sink that throws turns the outcome into {@link Outcome#retry()} (strict auditing). Dead
      * letters are passed to {@link #handleDead} without auditing, and the audit log topic itself is never audited.

@@ -60,7 +60,6 @@ final class InMemoryTransport implements Transport {
                 .redeliveryFlag()
                 .timestamps()
                 .competingConsumers()
-                .nativeBatches()
                 .transactions()
                 .broadcast();
         this.capabilities = (retention > 0 ? caps.seek() : caps).build();
@@ -203,16 +202,9 @@ final class InMemoryTransport implements Transport {
         } else {
             sources.add(existing(topic.name()));
         }
-        MemSubscription subscription =
-                new MemSubscription(this, subscriptionIds.incrementAndGet(), sources, sink, request.window(), () -> {});
-        Position startAt = request.startAt();
-        for (MemQueue q : sources) {
-            if (startAt != null) {
-                q.attachAt(subscription, startAt);
-            } else {
-                q.attach(subscription);
-            }
-        }
+        MemSubscription subscription = new MemSubscription(
+                this, subscriptionIds.incrementAndGet(), sources, request.group(), sink, request.window(), () -> {});
+        subscription.attach(request.startAt());
         return subscription;
     }
 
@@ -220,8 +212,8 @@ final class InMemoryTransport implements Transport {
         MemBroadcast broadcast = broadcast(request.topic());
         int id = subscriptionIds.incrementAndGet();
         MemQueue own = new MemQueue(request.topic().name() + "#" + id, capacity, 0, false);
-        MemSubscription subscription =
-                new MemSubscription(this, id, List.of(own), sink, request.window(), () -> broadcast.unsubscribe(own));
+        MemSubscription subscription = new MemSubscription(
+                this, id, List.of(own), request.group(), sink, request.window(), () -> broadcast.unsubscribe(own));
         Position start = request.startAt() != null ? request.startAt() : Position.end();
         try {
             broadcast.subscribe(own, start);
@@ -229,7 +221,7 @@ final class InMemoryTransport implements Transport {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while subscribing to " + request.topic(), e);
         }
-        own.attach(subscription);
+        subscription.attach(null);
         return subscription;
     }
 

@@ -8,13 +8,15 @@ import org.jspecify.annotations.Nullable;
 /** One delivery of a {@link MemMessage} from a queue to a subscription. */
 final class MemDelivery implements Delivery {
     final MemMessage message;
+    final MemQueue.Reader reader;
     final MemQueue queue;
     private final long sequence;
     private final int deliveryCount;
 
-    MemDelivery(MemMessage message, MemQueue queue, long sequence, int deliveryCount) {
+    MemDelivery(MemMessage message, MemQueue.Reader reader, long sequence, int deliveryCount) {
         this.message = message;
-        this.queue = queue;
+        this.reader = reader;
+        this.queue = reader.queue();
         this.sequence = sequence;
         this.deliveryCount = deliveryCount;
     }

@@ -5,7 +5,9 @@ import dev.shove.PublishException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -14,14 +16,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * One queue of the in-memory broker. Publishing appends (waiting while full); dispatch pushes the next message to a
  * subscription with window to spare, round-robin, under the queue's lock so that one subscription receives the
- * queue's messages in order. An exclusive queue (a sequenced topic's shard) has one active subscription at a time:
- * while any of its messages is delivered and unsettled it stays with that subscription; when none is, the next
- * message goes to the subscription active on the fewest shards. Order per key is therefore kept (a shard changes
- * hands only when nothing of it is in flight) and the shards spread over a group's consumers.
+ * queue's messages in order.
  *
- * <p>In log mode ({@code retention > 0}) the queue keeps its last {@code retention} messages whether consumed or not,
- * and its subscribers share one cursor that {@link #seek} moves. Returned deliveries go back to their place in both
- * modes: they wait in a heap ordered by position, ahead of everything not yet delivered.
+ * <p>Subscriptions read through a {@link Reader}. In queue mode (no retention) every subscription shares one reader,
+ * whatever its group: the queue's messages are consumed once, like a RabbitMQ queue. In log mode ({@code retention >
+ * 0}) the queue keeps its last {@code retention} messages whether consumed or not, and each consumer group has a
+ * reader of its own with its own position, which {@link #seek} moves, like a Redis Stream consumer group.
+ *
+ * <p>An exclusive queue (a sequenced topic's shard) has one active subscription per reader: while any of its messages
+ * is delivered and unsettled it stays with that subscription; when none is, the next message goes to the
+ * subscription active on the fewest shards. Order per key is kept (a shard changes hands only when nothing of it is
+ * in flight) and shards spread over a group's consumers. Returned deliveries go back to their place: they wait in a
+ * heap ordered by position, ahead of everything not yet delivered.
  */
 final class MemQueue {
     final String name;
@@ -34,18 +40,32 @@ final class MemQueue {
     private final ArrayDeque<MemMessage> buffer = new ArrayDeque<>();
     /** Log mode: the retained messages; {@code log.get(i)} has position {@code base + i}. */
     private final ArrayList<MemMessage> log = new ArrayList<>();
-    /** Returned deliveries, by original position: all older than anything not yet delivered, so they go first. */
-    private final PriorityQueue<MemMessage> returned = new PriorityQueue<>(Comparator.comparingLong(m -> m.position));
+    /** Queue mode: the one reader; log mode: one per consumer group. */
+    private final Map<String, Reader> readers = new LinkedHashMap<>();
 
-    private final List<MemSubscription> consumers = new ArrayList<>();
-    private @Nullable MemSubscription active;
     private long positions;
     private long base;
-    private long cursor;
-    private int next;
-    private int inFlight;
     private long sequence;
     private boolean closed;
+
+    /** A consumer group's view of the queue: where it reads, what it must redeliver, who consumes. */
+    final class Reader {
+        private final PriorityQueue<MemMessage> returned =
+                new PriorityQueue<>(Comparator.comparingLong(m -> m.position));
+        private final List<MemSubscription> consumers = new ArrayList<>();
+        private @Nullable MemSubscription active;
+        private long cursor;
+        private int next;
+        private int inFlight;
+
+        MemQueue queue() {
+            return MemQueue.this;
+        }
+
+        private long unread() {
+            return (isLog() ? (base + log.size()) - cursor : buffer.size()) + returned.size();
+        }
+    }
 
     MemQueue(String name, int capacity, int retention, boolean exclusive) {
         this.name = name;
@@ -58,11 +78,20 @@ final class MemQueue {
         return retention > 0;
     }
 
+    /** The reader of a consumer group (queue mode: the one shared reader). Caller holds the lock. */
+    private Reader reader(String group) {
+        return readers.computeIfAbsent(isLog() ? group : "", g -> {
+            Reader r = new Reader();
+            r.cursor = base; // a new group reads from the oldest retained message (Kafka's "earliest")
+            return r;
+        });
+    }
+
     /** Appends a message; waits for room unless {@code bypassCapacity}. */
     void put(MemMessage message, boolean bypassCapacity) throws InterruptedException {
         lock.lock();
         try {
-            while (!bypassCapacity && unread() >= capacity && !closed) {
+            while (!bypassCapacity && maxUnread() >= capacity && !closed) {
                 notFull.await();
             }
             if (closed) {
@@ -82,29 +111,41 @@ final class MemQueue {
         }
     }
 
+    /** What the slowest reader has left to read (queue mode: the queue's length). Caller holds the lock. */
+    private long maxUnread() {
+        if (!isLog()) {
+            return buffer.size()
+                    + (readers.isEmpty()
+                            ? 0
+                            : readers.values().iterator().next().returned.size());
+        }
+        long max = 0;
+        for (Reader r : readers.values()) {
+            max = Math.max(max, r.unread());
+        }
+        return max;
+    }
+
     private void trim() {
         int excess = log.size() - retention;
         if (excess > Math.max(16, retention / 4)) {
             log.subList(0, excess).clear();
             base += excess;
-            cursor = Math.max(cursor, base);
+            for (Reader r : readers.values()) {
+                r.cursor = Math.max(r.cursor, base);
+            }
         }
     }
 
-    /** Messages waiting to be delivered. Caller holds the lock. */
-    private long unread() {
-        return (isLog() ? (base + log.size()) - cursor : buffer.size()) + returned.size();
-    }
-
     /** A returned delivery goes back to its original place (ahead of newer messages), to be delivered next. */
-    void requeue(MemMessage message) {
+    void requeue(Reader reader, MemMessage message) {
         lock.lock();
         try {
-            inFlight--;
+            reader.inFlight--;
             if (closed) {
                 return;
             }
-            returned.add(message);
+            reader.returned.add(message);
             dispatch();
         } finally {
             lock.unlock();
@@ -112,49 +153,57 @@ final class MemQueue {
     }
 
     /** A delivery was settled for good, or abandoned by a seek. */
-    void settled() {
+    void settled(Reader reader) {
         lock.lock();
         try {
-            inFlight--;
+            reader.inFlight--;
         } finally {
             lock.unlock();
         }
     }
 
-    void attach(MemSubscription subscription) {
+    /** Attaches a subscription of {@code group}; returns the reader it reads through. */
+    Reader attach(MemSubscription subscription, String group) {
         lock.lock();
         try {
-            consumers.add(subscription);
+            Reader r = reader(group);
+            r.consumers.add(subscription);
             dispatch();
+            return r;
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Attaches a subscription that asked to start at {@code position}: the group's shared cursor moves there only if
-     * the subscription is the first of its group here (a second consumer joins where the group is).
+     * Attaches a subscription that asked to start at {@code position}: the group's position moves there only if the
+     * subscription is the first of its group here (a second consumer joins where the group is).
+     *
+     * @throws IllegalArgumentException when the position is not retained
      */
-    void attachAt(MemSubscription subscription, Position position) {
+    Reader attachAt(MemSubscription subscription, String group, Position position) {
         lock.lock();
         try {
-            if (consumers.isEmpty()) {
-                moveTo(position);
+            Reader r = reader(group);
+            if (r.consumers.isEmpty()) {
+                r.cursor = target(position);
+                r.returned.clear();
             }
-            consumers.add(subscription);
+            r.consumers.add(subscription);
             dispatch();
+            return r;
         } finally {
             lock.unlock();
         }
     }
 
-    void detach(MemSubscription subscription) {
+    void detach(MemSubscription subscription, Reader reader) {
         lock.lock();
         try {
-            consumers.remove(subscription);
-            if (active == subscription) {
-                active.activeShards.decrementAndGet();
-                active = null;
+            reader.consumers.remove(subscription);
+            if (reader.active == subscription) {
+                subscription.activeShards.decrementAndGet();
+                reader.active = null;
             }
             dispatch();
         } finally {
@@ -173,22 +222,37 @@ final class MemQueue {
     }
 
     /**
-     * Moves the shared cursor of a log-mode queue; returned deliveries waiting for redelivery are dropped (the move
-     * decides what comes next).
+     * Checks that {@code position} exists in this log and returns its index, without moving anything.
+     *
+     * @throws IllegalArgumentException when the position is not retained, or belongs to another queue
+     */
+    long check(Position position) {
+        lock.lock();
+        try {
+            return target(position);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves a reader's position; its returned deliveries waiting for redelivery are dropped (the move decides what
+     * comes next).
      *
      * @throws IllegalArgumentException when the position is not retained
      */
-    void seek(Position position) {
+    void seek(Reader reader, Position position) {
         lock.lock();
         try {
-            moveTo(position);
+            reader.cursor = target(position);
+            reader.returned.clear();
             dispatch();
         } finally {
             lock.unlock();
         }
     }
 
-    private void moveTo(Position position) {
+    private long target(Position position) {
         if (!isLog()) {
             throw new UnsupportedOperationException("queue '" + name + "' is not a log (no retention)");
         }
@@ -219,39 +283,44 @@ final class MemQueue {
             throw new IllegalArgumentException("position %d of queue '%s' no longer exists (retained: %d to %d)"
                     .formatted(target, name, base, end));
         }
-        cursor = target;
-        returned.clear();
+        return target;
     }
 
     private void dispatch() {
-        while (unread() > 0 && !consumers.isEmpty()) {
-            MemSubscription target = pick();
+        for (Reader r : readers.values()) {
+            dispatch(r);
+        }
+    }
+
+    private void dispatch(Reader r) {
+        while (r.unread() > 0 && !r.consumers.isEmpty()) {
+            MemSubscription target = pick(r);
             if (target == null) {
                 return;
             }
             MemMessage message;
-            if (!returned.isEmpty()) {
-                message = returned.poll();
+            if (!r.returned.isEmpty()) {
+                message = r.returned.poll();
             } else if (isLog()) {
-                message = log.get((int) (cursor - base));
-                cursor++;
+                message = log.get((int) (r.cursor - base));
+                r.cursor++;
             } else {
                 message = buffer.pollFirst();
             }
             notFull.signal();
-            inFlight++;
+            r.inFlight++;
             message.deliveries++;
-            target.deliver(new MemDelivery(message, this, ++sequence, message.deliveries));
+            target.deliver(new MemDelivery(message, r, ++sequence, message.deliveries));
         }
     }
 
-    private @Nullable MemSubscription pick() {
+    private @Nullable MemSubscription pick(Reader r) {
         if (exclusive) {
-            if (active != null && inFlight > 0) {
-                return active.tryReserve() ? active : null;
+            if (r.active != null && r.inFlight > 0) {
+                return r.active.tryReserve() ? r.active : null;
             }
             MemSubscription best = null;
-            for (MemSubscription c : consumers) {
+            for (MemSubscription c : r.consumers) {
                 if (c.hasWindow() && (best == null || c.activeShards.get() < best.activeShards.get())) {
                     best = c;
                 }
@@ -259,30 +328,35 @@ final class MemQueue {
             if (best == null || !best.tryReserve()) {
                 return null;
             }
-            if (best != active) {
-                if (active != null) {
-                    active.activeShards.decrementAndGet();
+            if (best != r.active) {
+                if (r.active != null) {
+                    r.active.activeShards.decrementAndGet();
                 }
                 best.activeShards.incrementAndGet();
-                active = best;
+                r.active = best;
             }
             return best;
         }
-        int n = consumers.size();
+        int n = r.consumers.size();
         for (int i = 0; i < n; i++) {
-            MemSubscription candidate = consumers.get((next + i) % n);
+            MemSubscription candidate = r.consumers.get((r.next + i) % n);
             if (candidate.tryReserve()) {
-                next = (next + i + 1) % n;
+                r.next = (r.next + i + 1) % n;
                 return candidate;
             }
         }
         return null;
     }
 
+    /** Messages waiting to be read: the queue's length, or in log mode what the slowest group has left (all retained
+     * messages when no group reads yet). */
     int depth() {
         lock.lock();
         try {
-            return (int) unread();
+            if (isLog() && readers.isEmpty()) {
+                return log.size();
+            }
+            return (int) maxUnread();
         } finally {
             lock.unlock();
         }
@@ -291,20 +365,34 @@ final class MemQueue {
     int inFlight() {
         lock.lock();
         try {
-            return inFlight;
+            int n = 0;
+            for (Reader r : readers.values()) {
+                n += r.inFlight;
+            }
+            return n;
         } finally {
             lock.unlock();
         }
     }
 
-    /** The messages waiting to be delivered, in delivery order. */
+    /** The messages waiting to be delivered (to the slowest group in log mode), in delivery order. */
     List<MemMessage> snapshot() {
         lock.lock();
         try {
-            List<MemMessage> all = new ArrayList<>(returned);
-            all.sort(Comparator.comparingLong(m -> m.position));
+            Reader slowest = null;
+            for (Reader r : readers.values()) {
+                if (slowest == null || r.unread() > slowest.unread()) {
+                    slowest = r;
+                }
+            }
+            List<MemMessage> all = new ArrayList<>();
+            if (slowest != null) {
+                all.addAll(slowest.returned);
+                all.sort(Comparator.comparingLong(m -> m.position));
+            }
             if (isLog()) {
-                all.addAll(log.subList((int) (cursor - base), log.size()));
+                long from = slowest == null ? base : slowest.cursor;
+                all.addAll(log.subList((int) (from - base), log.size()));
             } else {
                 all.addAll(buffer);
             }

@@ -7,9 +7,11 @@ import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One consumer of the in-memory broker: receives from one or more queues (all shards of a sequenced topic), never
@@ -20,6 +22,8 @@ final class MemSubscription implements Subscription {
     private final InMemoryTransport broker;
     private final int id;
     private final List<MemQueue> sources;
+    private final String group;
+    private final Map<MemQueue, MemQueue.Reader> readers = new ConcurrentHashMap<>();
     private final DeliverySink sink;
     private final AtomicInteger window;
     private final Runnable onClose;
@@ -31,13 +35,27 @@ final class MemSubscription implements Subscription {
     private volatile boolean closed;
 
     MemSubscription(
-            InMemoryTransport broker, int id, List<MemQueue> sources, DeliverySink sink, int window, Runnable onClose) {
+            InMemoryTransport broker,
+            int id,
+            List<MemQueue> sources,
+            String group,
+            DeliverySink sink,
+            int window,
+            Runnable onClose) {
         this.broker = broker;
         this.id = id;
         this.sources = sources;
+        this.group = group;
         this.sink = sink;
         this.window = new AtomicInteger(window);
         this.onClose = onClose;
+    }
+
+    /** Attaches to every source, at {@code startAt} when given. */
+    void attach(@Nullable Position startAt) {
+        for (MemQueue q : sources) {
+            readers.put(q, startAt != null ? q.attachAt(this, group, startAt) : q.attach(this, group));
+        }
     }
 
     /** Whether a delivery could be taken now. */
@@ -89,9 +107,9 @@ final class MemSubscription implements Subscription {
             failure = e;
         }
         if (failure != null || settlement.action() == Settlement.Action.RETURN) {
-            d.queue.requeue(d.message);
+            d.queue.requeue(d.reader, d.message);
         } else {
-            d.queue.settled();
+            d.queue.settled(d.reader);
         }
         window.incrementAndGet();
         pumpAll();
@@ -109,24 +127,29 @@ final class MemSubscription implements Subscription {
 
     @Override
     public void seek(Position position, List<Delivery> abandoned) {
+        List<MemQueue> targets;
+        if (position instanceof Position.Captured captured) {
+            targets = sources.stream()
+                    .filter(q -> q.name.equals(captured.queue()))
+                    .toList();
+            if (targets.isEmpty()) {
+                throw new IllegalArgumentException("position " + captured + " is not in a queue of this subscription");
+            }
+        } else {
+            targets = sources;
+        }
+        for (MemQueue q : targets) {
+            q.check(position); // refuse before anything moves or is forgotten
+        }
         for (Delivery delivery : abandoned) {
             MemDelivery d = (MemDelivery) delivery;
             if (outstanding.remove(d)) {
-                d.queue.settled();
+                d.queue.settled(d.reader);
                 window.incrementAndGet();
             }
         }
-        if (position instanceof Position.Captured captured) {
-            MemQueue target = sources.stream()
-                    .filter(q -> q.name.equals(captured.queue()))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(
-                            "position " + captured + " is not in a queue of this subscription"));
-            target.seek(position);
-        } else {
-            for (MemQueue q : sources) {
-                q.seek(position);
-            }
+        for (MemQueue q : targets) {
+            q.seek(readers.get(q), position);
         }
         pumpAll();
     }
@@ -144,11 +167,14 @@ final class MemSubscription implements Subscription {
         closed = true;
         paused = true;
         for (MemQueue q : sources) {
-            q.detach(this);
+            MemQueue.Reader r = readers.get(q);
+            if (r != null) {
+                q.detach(this, r);
+            }
         }
         for (MemDelivery d : outstanding) {
             if (outstanding.remove(d)) {
-                d.queue.requeue(d.message);
+                d.queue.requeue(d.reader, d.message);
             }
         }
         onClose.run();

@@ -4,6 +4,7 @@ import dev.shove.BrokerConfig;
 import dev.shove.GroupConfig;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalInt;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -108,6 +109,16 @@ public abstract class BrokerConformance<B> {
      */
     protected boolean refusesUndeclaredTopics() {
         return true;
+    }
+
+    /**
+     * How many messages each queue of {@link #brokerConfig()} keeps as a log before it trims older ones, when the
+     * broker trims by count (the in-memory broker with retention, a Redis Stream with MAXLEN). The contract on
+     * positions that no longer exist publishes twice as many to have the oldest trimmed. Default empty: that contract
+     * is skipped.
+     */
+    protected OptionalInt logRetention() {
+        return OptionalInt.empty();
     }
 
     @BeforeEach
@@ -236,6 +247,62 @@ public abstract class BrokerConformance<B> {
     @DisplayName("metrics")
     class Metrics extends MetricsContracts<B> {
         Metrics() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("batch handlers")
+    class Batches extends BatchContracts<B> {
+        Batches() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("handler interceptors")
+    class Interceptors extends InterceptorContracts<B> {
+        Interceptors() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("decode-failure policy and header contracts")
+    class Decoding extends DecodingContracts<B> {
+        Decoding() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("replies")
+    class Replies extends ReplyContracts<B> {
+        Replies() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("seeking and start positions")
+    class Seeking extends SeekContracts<B> {
+        Seeking() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("broadcast topics")
+    class Broadcasts extends BroadcastContracts<B> {
+        Broadcasts() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
+    @DisplayName("raw payloads")
+    class RawPayloads extends RawPayloadContracts<B> {
+        RawPayloads() {
             super(BrokerConformance.this);
         }
     }

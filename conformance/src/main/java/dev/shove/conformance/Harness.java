@@ -2,6 +2,9 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.BatchMessageHandler;
+import dev.shove.BatchOptions;
+import dev.shove.BatchOutcome;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
@@ -181,6 +184,15 @@ final class Harness<B> implements AutoCloseable {
         return group;
     }
 
+    /** Registers a batch handler on a new group with {@code config} and {@code batch} options, and starts the group. */
+    <T> ConsumerGroup<B, NoContext> consumeBatch(
+            Topic<T> topic, ConsumerGroupConfig<B> config, BatchOptions batch, BatchMessageHandler<T, Object> handler) {
+        ConsumerGroup<B, NoContext> group = group();
+        group.registerBatch(topic, config, batch, () -> handler);
+        group.start();
+        return group;
+    }
+
     /**
      * Reads {@code topic}'s dead-letter queue exactly as stored: registers its {@link #rawTwin raw twin} on a new
      * group with no main consumer (min 0) and no size limit, whose {@code handleDead} records each dead letter. The
@@ -211,6 +223,16 @@ final class Harness<B> implements AutoCloseable {
     /** A recorder with behaviours for both {@code handle} and {@code handleDead}. */
     <T> Recorder<T> recorder(Recorder.Behaviour<T> behaviour, Recorder.DeadBehaviour<T> dead) {
         return new Recorder<>(this, behaviour, dead);
+    }
+
+    /** A batch recorder whose handler answers with {@code behaviour}. */
+    <T> BatchRecorder<T> batchRecorder(BatchRecorder.Behaviour<T> behaviour) {
+        return new BatchRecorder<>(this, behaviour);
+    }
+
+    /** A batch recorder that acknowledges every batch. */
+    <T> BatchRecorder<T> ackingBatches() {
+        return batchRecorder(b -> BatchOutcome.ackAll());
     }
 
     /** A recorder that acknowledges everything. */

@@ -425,6 +425,30 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("the continuation of a sequenced retry waiting in place never runs when its message is returned at"
+            + " shutdown")
+    void returnedContinuationNeverRuns() {
+        Topic<Msg> topic = h().topic("continuation-returned")
+                .holdQueue(tier())
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        AtomicInteger runs = new AtomicInteger();
+        Duration longWait = h().patience().multipliedBy(3);
+        Recorder<Msg> first =
+                h().recorder((m, meta, attempt) -> Outcome.retry(longWait).andThen(runs::incrementAndGet));
+        var group = h().consume(topic, first);
+        h().publisher().publish(topic, new Msg("a", 0));
+        first.awaitCalls(1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        assertThat(second.awaitCalls(1).getFirst().message().label()).isEqualTo("a0");
+        h().assertStays("the returned message's continuation never ran", () -> runs.get() == 0);
+    }
+
+    @Test
     @DisplayName("a stop called while another stop drains returns only once the drain is over, with its outcome")
     void concurrentStopWaits() {
         Topic<Msg> topic = plainTopic("stop-concurrent");

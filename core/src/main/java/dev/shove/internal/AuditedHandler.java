@@ -32,4 +32,9 @@ public final class AuditedHandler<T, C> implements MessageHandler<T, C> {
     public void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
         inner.handleDead(message, metadata, context);
     }
+
+    @Override
+    public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+        inner.handleUnreadableDead(payload, metadata, context);
+    }
 }

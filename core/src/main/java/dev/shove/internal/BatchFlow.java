@@ -10,6 +10,8 @@ import dev.shove.spi.Settlement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +54,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                 envelopes.add(new Envelope<>(message, reg.metadata(job)));
                 readable.add(job);
             } catch (Registration.Unreadable e) {
-                reg.finish(engine, job, reg.policy.decodeFailure(e.getMessage(), job.retryCount), null, null);
+                reg.finish(engine, job, reg.unreadable(job, e), null, null);
             }
         }
         if (readable.isEmpty()) {
@@ -65,6 +67,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
         }
         List<Outcome> outcomes = outcomes(readable, worker.result, worker.error);
         long perMessageNanos = worker.nanos / readable.size();
+        boolean replyFailed = false;
         List<Settlement.Copy.ToTopic> replies = new ArrayList<>();
         for (Outcome o : outcomes) {
             if (o.isAck() && !o.replies().isEmpty()) {
@@ -76,6 +79,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                             reg.topic.name(),
                             e.toString());
                     outcomes = retryAll(readable.size());
+                    replyFailed = true;
                     replies.clear();
                     break;
                 }
@@ -89,7 +93,16 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                         reg.topic.name(),
                         failure.toString());
                 outcomes = retryAll(readable.size());
+                replyFailed = true;
             }
+        }
+        Runnable uniformContinuation = replyFailed
+                ? null
+                : worker.result instanceof BatchOutcome b
+                        ? b.uniform().flatMap(Outcome::continuation).orElse(null)
+                        : null;
+        if (uniformContinuation != null) {
+            afterEvery(engine, readable, uniformContinuation);
         }
         Position seek = null;
         for (int i = 0; i < readable.size(); i++) {
@@ -105,7 +118,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
             seek = outcome.seek().orElse(seek);
         }
         if (seek != null) {
-            reg.seek(engine, seek);
+            reg.seek(engine, seek, null);
         }
     }
 
@@ -122,10 +135,8 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
         }
         Outcome uniform = batchOutcome.uniform().orElse(null);
         if (uniform != null) {
-            if (n == 1) {
-                return List.of(uniform);
-            }
-            // One decision for all; its replies are published once, its continuation and seek follow the last.
+            // One decision for all; its replies are published once, its seek follows the last, and its
+            // continuation waits for every message (see afterEvery).
             Outcome bare = bare(uniform);
             List<Outcome> all = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -136,14 +147,9 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                 first = withReply(first, reply);
             }
             all.set(0, first);
-            Outcome last = bare;
-            if (uniform.continuation().isPresent()) {
-                last = last.andThen(uniform.continuation().get());
-            }
             if (uniform.seek().isPresent()) {
-                last = last.andSeek(uniform.seek().get());
+                all.set(n - 1, all.get(n - 1).andSeek(uniform.seek().get()));
             }
-            all.set(n - 1, last);
             return all;
         }
         List<Outcome> each = batchOutcome.perMessage();
@@ -160,6 +166,26 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
             all.add(i < each.size() ? each.get(i) : Outcome.retry());
         }
         return all;
+    }
+
+    /**
+     * Runs the continuation of a uniform outcome once, after the settlement of every message of the batch was
+     * confirmed, in whatever order the transport confirms them; never if one of them failed.
+     */
+    private void afterEvery(ConsumerEngine engine, List<Job> jobs, Runnable continuation) {
+        AtomicInteger left = new AtomicInteger(jobs.size());
+        AtomicBoolean failed = new AtomicBoolean();
+        Job last = jobs.getLast();
+        for (Job job : jobs) {
+            job.confirmation = failure -> {
+                if (failure != null || job.returned) {
+                    failed.set(true);
+                }
+                if (left.decrementAndGet() == 0 && !failed.get()) {
+                    engine.context.continuations().submit(continuation, reg.topic.name(), last.messageId());
+                }
+            };
+        }
     }
 
     /** The same decision without replies, continuation or seek. */

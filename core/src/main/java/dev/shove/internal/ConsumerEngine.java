@@ -11,6 +11,7 @@ import dev.shove.internal.DeliveryPolicy.Hold;
 import dev.shove.internal.DeliveryPolicy.WaitInPlace;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
@@ -51,6 +52,9 @@ import org.slf4j.LoggerFactory;
  */
 final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private static final Logger log = LoggerFactory.getLogger(ConsumerEngine.class);
+
+    /** How long a worker gathering a batch waits for more at a time before it looks at the state again. */
+    private static final long GATHER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final int NEW = 0;
     private static final int RUNNING = 1;
@@ -267,12 +271,19 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     if (left <= 0) {
                         break;
                     }
-                    Job next = ready.poll(left, TimeUnit.NANOSECONDS);
-                    if (next == null) {
+                    Job next;
+                    try {
+                        // In slices, so that a stop is noticed at once rather than after maxWait.
+                        next = ready.poll(Math.min(left, GATHER_SLICE_NANOS), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        // Only stop interrupts a gathering worker (it is retired by then): hand back what was
+                        // gathered, so that those jobs are returned to the broker rather than forgotten.
                         break;
                     }
-                    jobs.add(next);
-                    ready.drainTo(jobs, max - jobs.size());
+                    if (next != null) {
+                        jobs.add(next);
+                        ready.drainTo(jobs, max - jobs.size());
+                    }
                 }
             }
             return jobs;
@@ -386,6 +397,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 Settlement.forward(new Settlement.Copy.ToDeadLetter(
                         request.topic().dlq().orElseThrow(), job.delivery.payload(), deadLetterHeaders(job, d)));
             case Discard d -> Settlement.ACK;
+            case DeliveryPolicy.Skip s -> Settlement.ACK;
             case WaitInPlace w -> throw new AssertionError("handled above");
         };
         submit(job, settlement, false);
@@ -408,14 +420,25 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     /**
      * Moves the subscription (a handler asked with {@link dev.shove.Outcome#andSeek}): drops every job not started
      * yet, then asks the transport to move. A refused move returns the dropped deliveries to the broker, so nothing is
-     * lost and the subscription stays where it was.
+     * lost and the subscription stays where it was. {@code inline}: the worker that settled the seeking job; the next
+     * job of its key, handed to it to run inline, is not started yet and is dropped too.
      */
-    void seek(Position position) {
+    void seek(Position position, @Nullable Worker inline) {
         Subscription sub = subscription;
         if (sub == null || state != RUNNING) {
             return;
         }
-        List<Delivery> dropped = withdraw(d -> true);
+        List<Delivery> dropped = new ArrayList<>();
+        Job next = inline == null ? null : inline.inlineNext;
+        if (next != null) {
+            inline.inlineNext = null;
+            if (next.withdraw()) {
+                // withdraw below then finds its lane's active job withdrawn and frees the lane
+                unsettled.decrementAndGet();
+                dropped.add(next.delivery);
+            }
+        }
+        dropped.addAll(withdraw(d -> true));
         try {
             sub.seek(position, dropped);
             log.info("consumer {} of queue '{}' moved to {}", consumerId, request.queue(), position);
@@ -510,6 +533,10 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     void onSettled(Job job, @Nullable Throwable failure) {
         unconfirmed.decrementAndGet();
+        SettleCallback confirmation = job.confirmation;
+        if (confirmation != null) {
+            confirmation.settled(failure);
+        }
         if (failure != null) {
             Metrics.backendError(
                     context.services().metrics().registry(),

@@ -173,7 +173,14 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
                             + " across batches. Register a MessageHandler instead")
                     .formatted(topic.name()));
         }
-        if ((spec.options().startAt().isPresent() || spec.options().isSeeking()) && !caps.seek()) {
+        if (spec.handlers() instanceof HandlerSpec.Batch<?, ?>
+                && !spec.options().interceptors().isEmpty()) {
+            throw new IllegalArgumentException(("topic '%s': interceptors do not wrap batch handlers; remove them from"
+                            + " this registration's options (group interceptors are skipped for batch registrations)")
+                    .formatted(topic.name()));
+        }
+        boolean broadcastStart = topic.isBroadcast() && !spec.options().isSeeking();
+        if ((spec.options().startAt().isPresent() || spec.options().isSeeking()) && !caps.seek() && !broadcastStart) {
             throw new IllegalArgumentException(("topic '%s': startAt/seeking need a backend whose subscriptions are"
                             + " logs (Kafka, Redis Streams, NATS JetStream, the in-memory broker with retention);"
                             + " the %s backend has none")

@@ -17,10 +17,14 @@ import org.slf4j.LoggerFactory;
 final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
 
-    /** The {@code handleDead} of a single-message or batch handler. */
-    @FunctionalInterface
+    /** The dead-letter methods of a single-message or batch handler. */
     interface DeadHandler<T, C> {
         void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception;
+
+        void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception;
+
+        /** Whether handleUnreadableDead is the library's default (which drops the bytes). */
+        boolean dropsUnreadable();
     }
 
     private final Registration<T, C> reg;
@@ -34,28 +38,36 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
     @Override
     public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
         byte[] payload = job.delivery.payload();
-        String dlq = job.delivery.queue();
         // No size limit here: an oversize message was dead-lettered for its size, and handleDead must see it.
-        T message;
+        T message = null;
+        String unreadable = null;
         try {
             message = reg.topic.codec().decode(payload);
         } catch (Exception | StackOverflowError e) {
-            reg.deadMeters.discarded("decode");
-            log.warn(
-                    "dead letter {} in '{}' cannot be decoded ({}); discarded without handleDead",
-                    job.messageId(),
-                    dlq,
-                    MainFlow.firstLine(e));
-            engine.apply(job, DeliveryPolicy.ACK, null, worker);
-            return;
+            unreadable = MainFlow.firstLine(e);
         }
         DeadMessageMetadata metadata = metadata(job);
         C context = reg.context;
         job.runs++;
-        if (!engine.invoke(worker, job, () -> {
-            handler.handleDead(message, metadata, context);
-            return null;
-        })) {
+        T decoded = message;
+        boolean mine;
+        if (decoded != null) {
+            mine = engine.invoke(worker, job, () -> {
+                handler.handleDead(decoded, metadata, context);
+                return null;
+            });
+        } else {
+            log.debug(
+                    "dead letter {} in '{}' cannot be decoded: {}", job.messageId(), job.delivery.queue(), unreadable);
+            if (handler.dropsUnreadable()) {
+                reg.deadMeters.discarded("decode");
+            }
+            mine = engine.invoke(worker, job, () -> {
+                handler.handleUnreadableDead(payload, metadata, context);
+                return null;
+            });
+        }
+        if (!mine) {
             return;
         }
         if (worker.error != null) {

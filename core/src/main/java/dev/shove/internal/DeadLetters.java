@@ -10,6 +10,17 @@ public final class DeadLetters {
 
     private DeadLetters() {}
 
+    public static void logUnreadable(int size, DeadMessageMetadata metadata) {
+        log.warn(
+                "dead letter {} of topic '{}' ({} bytes) cannot be decoded and is dropped (reason: {}, original queue:"
+                        + " {}); implement handleUnreadableDead to keep such messages",
+                metadata.message().messageId().orElse(metadata.message().deliveryId()),
+                metadata.message().topic(),
+                size,
+                metadata.reason(),
+                metadata.originalQueue());
+    }
+
     public static void logUnhandled(DeadMessageMetadata metadata) {
         log.warn(
                 "dead letter {} of topic '{}' received and acknowledged; no handleDead is implemented (reason: {},"

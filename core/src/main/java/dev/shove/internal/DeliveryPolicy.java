@@ -66,6 +66,12 @@ public final class DeliveryPolicy {
     /** Acknowledge without a copy: the message is gone. Logged at WARN and counted with {@code metricReason}. */
     public record Discard(String reason, String metricReason) implements Decision {}
 
+    /**
+     * Acknowledge an unreadable message because the decode-failure policy says SKIP: counted as discarded, but not a
+     * failure of its key (a {@code FAIL_ALL} key is not poisoned by it).
+     */
+    public record Skip(String reason) implements Decision {}
+
     public static final Decision ACK = new Ack();
 
     private final List<HoldTier> tiers;
@@ -156,7 +162,7 @@ public final class DeliveryPolicy {
         return switch (decodeFailurePolicy) {
             case REJECT -> undecodable(detail, retryCount);
             case RETRY -> decide(Outcome.retry(), retryCount);
-            case SKIP -> new Discard("decode-failed (skipped by policy): " + detail, "decode");
+            case SKIP -> new Skip("decode-failed (skipped by policy): " + detail);
         };
     }
 

@@ -45,6 +45,10 @@ final class Job implements SettleCallback {
     /** Whether the job was returned to the broker rather than settled by an outcome (no continuation then). */
     boolean returned;
 
+    /** Told how the settlement ended (null: accepted), before any continuation; e.g. counts replies it carried. */
+    @Nullable
+    SettleCallback confirmation;
+
     /** Continuations of outcomes decided so far, run after the final settlement. */
     @Nullable
     Runnable continuation;

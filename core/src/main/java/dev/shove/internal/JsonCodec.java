@@ -17,11 +17,13 @@ public final class JsonCodec<M> implements Codec<M> {
     /**
      * Shared by every JSON topic that does not bring its own mapper; configured once, then only read. Dates are
      * ISO-8601 text, and an {@code OffsetDateTime} keeps the offset it was published with (Jackson would otherwise
-     * move it to UTC on decode, so a message would not equal itself after a round trip).
+     * move it to UTC on decode, so a message would not equal itself after a round trip). A {@link dev.shove.Position}
+     * is written with its kind, so that it reads back (see {@link PositionJson}).
      */
     static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper()
             .registerModule(new JavaTimeModule())
             .registerModule(new Jdk8Module())
+            .registerModule(PositionJson.module())
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);

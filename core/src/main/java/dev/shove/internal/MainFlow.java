@@ -46,7 +46,7 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         try {
             message = reg.decode(job);
         } catch (Registration.Unreadable e) {
-            reg.finish(engine, job, reg.policy.decodeFailure(e.getMessage(), job.retryCount), null, worker);
+            reg.finish(engine, job, reg.unreadable(job, e), null, worker);
             return;
         }
         MessageMetadata metadata = reg.metadata(job);
@@ -63,7 +63,7 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         } else {
             reg.finish(engine, job, decision, outcome.continuation().orElse(null), worker);
         }
-        outcome.seek().ifPresent(position -> reg.seek(engine, position));
+        outcome.seek().ifPresent(position -> reg.seek(engine, position, worker));
     }
 
     @Override

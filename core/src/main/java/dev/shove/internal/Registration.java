@@ -3,6 +3,8 @@ package dev.shove.internal;
 import dev.shove.AutoscalerConfig;
 import dev.shove.BatchMessageHandler;
 import dev.shove.ConsumerOptions;
+import dev.shove.DeadMessageMetadata;
+import dev.shove.DecodeFailurePolicy;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -17,6 +19,7 @@ import dev.shove.Topic;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.SubscriptionRequest;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,6 +142,18 @@ final class Registration<T, C> {
         return null;
     }
 
+    /** The decision for a message that cannot be read; logged here when the policy retries it (others log later). */
+    DeliveryPolicy.Decision unreadable(Job job, Unreadable e) {
+        if (options.decodeFailurePolicy() == DecodeFailurePolicy.RETRY) {
+            log.warn(
+                    "message {} of topic '{}' cannot be read ({}); retrying it (decode-failure policy RETRY)",
+                    job.messageId(),
+                    topic.name(),
+                    e.getMessage());
+        }
+        return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount);
+    }
+
     /** Decodes the payload and checks the required headers. */
     T decode(Job job) throws Unreadable {
         T message;
@@ -218,6 +233,10 @@ final class Registration<T, C> {
                 log.warn("message {} of topic '{}' is discarded: {}", job.messageId(), topic.name(), d.reason());
                 poisonIfFailAll(job);
             }
+            case DeliveryPolicy.Skip s -> {
+                meters.discarded("decode");
+                log.warn("message {} of topic '{}' is skipped: {}", job.messageId(), topic.name(), s.reason());
+            }
             default -> {}
         }
         engine.apply(job, decision, continuation, worker);
@@ -252,6 +271,8 @@ final class Registration<T, C> {
             return;
         }
         if (engineContext.services().capabilities().transactions()) {
+            // The replies are published by the settlement itself; count them as publishes once it is done.
+            job.confirmation = failure -> countReplies(replies, failure == null);
             engine.applySettlement(
                     job, new Settlement(List.copyOf(replies), Settlement.Action.ACK), continuation, worker);
             return;
@@ -277,6 +298,14 @@ final class Registration<T, C> {
             prepared.add(new Settlement.Copy.ToTopic(reply.topic(), PublisherImpl.prepareReply(reply)));
         }
         return prepared;
+    }
+
+    private void countReplies(List<Settlement.Copy.ToTopic> replies, boolean accepted) {
+        Metrics metrics = engineContext.services().metrics();
+        for (Settlement.Copy.ToTopic reply : replies) {
+            Metrics.PublishMeters meters = metrics.publish(reply.topic().name());
+            (accepted ? meters.success : meters.error).increment();
+        }
     }
 
     /** Publishes prepared replies and waits for the broker; returns the first failure, or null. */
@@ -310,8 +339,8 @@ final class Registration<T, C> {
         return first;
     }
 
-    /** A handler asked to move the subscription. */
-    void seek(ConsumerEngine engine, Position position) {
+    /** A handler asked to move the subscription; {@code inline} is the handler's worker (see ConsumerEngine.seek). */
+    void seek(ConsumerEngine engine, Position position, ConsumerEngine.@Nullable Worker inline) {
         if (!options.isSeeking()) {
             log.error(
                     "a handler of topic '{}' asked to seek to {}, but the registration does not allow seeking;"
@@ -320,7 +349,7 @@ final class Registration<T, C> {
                     position);
             return;
         }
-        engine.seek(position);
+        engine.seek(position, inline);
     }
 
     synchronized void start() {
@@ -376,13 +405,56 @@ final class Registration<T, C> {
         return switch (handlers) {
             case HandlerSpec.Single<T, C> single -> {
                 MessageHandler<T, ? super C> h = fromFactory(single.factory());
-                yield h::handleDead;
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
             }
             case HandlerSpec.Batch<T, C> batch -> {
                 BatchMessageHandler<T, ? super C> h = fromFactory(batch.factory());
-                yield h::handleDead;
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
             }
         };
+    }
+
+    @FunctionalInterface
+    private interface Dead<T, C> {
+        void accept(T message, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface UnreadableDead<C> {
+        void accept(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    private static <T, C> DeadLetterFlow.DeadHandler<T, C> deadHandler(
+            Dead<T, ? super C> dead, UnreadableDead<? super C> unreadable, Class<?> handlerClass) {
+        boolean drops = !overridesUnreadable(handlerClass);
+        return new DeadLetterFlow.DeadHandler<>() {
+            @Override
+            public void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
+                dead.accept(message, metadata, context);
+            }
+
+            @Override
+            public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+                unreadable.accept(payload, metadata, context);
+            }
+
+            @Override
+            public boolean dropsUnreadable() {
+                return drops;
+            }
+        };
+    }
+
+    /** Whether a handler class implements handleUnreadableDead itself (rather than keeping the dropping default). */
+    private static boolean overridesUnreadable(Class<?> handlerClass) {
+        for (Class<?> c = handlerClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals("handleUnreadableDead") && !m.isBridge() && !m.isSynthetic()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private ConsumerEngine.Flow mainFlow() {

@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -226,6 +227,316 @@ class ExamplesTest {
         @Test
         @DisplayName("the group stops cleanly")
         void completes() {
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("BatchInserts")
+    class Batches {
+        private final Output output = new Output();
+        private BatchInserts.Result result;
+
+        @BeforeAll
+        void run() {
+            result = BatchInserts.run(output.stream, Duration.ofMillis(100), TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("no batch is larger than maxBatchSize, and the first deliveries of all readings fill the batches")
+        void batchSizes() {
+            assertThat(result.batches())
+                    .isNotEmpty()
+                    .allSatisfy(b -> assertThat(b.readingIds()).hasSizeLessThanOrEqualTo(BatchInserts.MAX_BATCH));
+            int firstDeliveries = result.batches().stream()
+                    .mapToInt(b ->
+                            (int) b.retryCounts().stream().filter(c -> c == 0).count())
+                    .sum();
+            assertThat(firstDeliveries).isEqualTo(BatchInserts.READINGS);
+            assertThat(output.lines()).anyMatch(l -> l.matches("\\[ *\\d+ ms] batch 1: 10 reading\\(s\\) .*"));
+        }
+
+        @Test
+        @DisplayName("a rejected element goes to the dead-letter queue alone, with its reason")
+        void rejectedElements() {
+            assertThat(result.dead())
+                    .containsOnly(
+                            Map.entry("r-5", "rejected: temperature out of range"),
+                            Map.entry("r-17", "rejected: temperature out of range"));
+            assertThat(result.inserted()).doesNotContainKeys("r-5", "r-17");
+        }
+
+        @Test
+        @DisplayName("a retried element comes back in a later batch with retryCount 1 and is inserted")
+        void retriedElements() {
+            for (String id : List.of("r-3", "r-12")) {
+                assertThat(result.batches())
+                        .filteredOn(b -> b.readingIds().contains(id))
+                        .extracting(b -> b.retryCounts().get(b.readingIds().indexOf(id)))
+                        .containsExactly(0, 1);
+                assertThat(result.inserted()).containsEntry(id, 1);
+            }
+        }
+
+        @Test
+        @DisplayName("every other reading is inserted exactly once and the group stops cleanly")
+        void completes() {
+            assertThat(result.inserted())
+                    .hasSize(BatchInserts.READINGS - 2)
+                    .allSatisfy((id, n) -> assertThat(n).isOne());
+            assertThat(result.problems()).isEmpty();
+            assertThat(output.lines()).last().asString().startsWith("every reading inserted once");
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("Interceptors")
+    class Intercepted {
+        private final Output output = new Output();
+        private Interceptors.Result result;
+
+        @BeforeAll
+        void run() {
+            result = Interceptors.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName(
+                "the group's interceptor runs outermost, then the registration's in the order added, then the handler")
+        void order() {
+            assertThat(result.actors("o-1")).containsExactly("timing", "guard", "scope", "handler", "timing");
+            assertThat(result.actors("o-2")).containsExactly("timing", "guard", "scope", "handler", "timing");
+        }
+
+        @Test
+        @DisplayName("the guard short-circuits: o-3 and o-4 are rejected without the handler and reach handleDead")
+        void shortCircuit() {
+            assertThat(result.actors("o-3")).containsExactly("timing", "guard", "timing");
+            assertThat(result.actors("o-4")).containsExactly("timing", "guard", "timing");
+            assertThat(result.outcomes())
+                    .containsEntry("o-3", Outcome.Kind.REJECT)
+                    .containsEntry("o-4", Outcome.Kind.REJECT);
+            assertThat(result.dead())
+                    .containsOnly(
+                            Map.entry("o-3", "rejected: unknown tenant (none)"),
+                            Map.entry("o-4", "rejected: unknown tenant initech"));
+        }
+
+        @Test
+        @DisplayName("the handler receives the context the scope interceptor enriched with the order's tenant")
+        void enrichedContext() {
+            assertThat(result.handled()).containsOnly(Map.entry("o-1", "acme"), Map.entry("o-2", "globex"));
+            assertThat(output.lines()).contains("o-1  handler    reserved 2 x sku-1 for acme");
+        }
+
+        @Test
+        @DisplayName("shove.messages.consumed counts the short-circuited calls too, and the group stops cleanly")
+        void metricsAroundTheChain() {
+            assertThat(result.consumed()).containsEntry("ack", 2.0).containsEntry("reject", 2.0);
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("DecodeFailures")
+    class Decoding {
+        private final Output output = new Output();
+        private DecodeFailures.Result result;
+
+        @BeforeAll
+        void run() {
+            result = DecodeFailures.run(output.stream, Duration.ofMillis(100), TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("REJECT: only the payment that decodes and fits the header contract reaches the handler")
+        void onlyReadablePaymentsAreHandled() {
+            assertThat(result.payments()).containsExactly("p-1");
+            assertThat(output.lines()).contains("payments  p-1 handled: tenant acme, schema v2, trace t-1");
+        }
+
+        @Test
+        @DisplayName(
+                "REJECT: the unreadable payments wait in the DLQ, bytes intact, each with its decode-failed reason")
+        void unreadablePaymentsAreDeadLettered() {
+            assertThat(result.deadPayments())
+                    .hasSize(3)
+                    .anySatisfy(d -> assertThat(d)
+                            .startsWith("{\"paymentId\": \"p-2\", \"ce -> decode-failed: json(")
+                            .contains("Unexpected end-of-input"))
+                    .anySatisfy(d -> assertThat(d)
+                            .endsWith("\"p-3\",\"cents\":700} -> decode-failed: required header 'idempotency-key' is"
+                                    + " missing"))
+                    .anySatisfy(d -> assertThat(d)
+                            .endsWith(" -> decode-failed: header 'schemaVersion' of PaymentHeaders does not parse as"
+                                    + " int: 'two'"));
+        }
+
+        @Test
+        @DisplayName("SKIP: the unreadable click is dropped and counted; the readable one is handled")
+        void skip() {
+            assertThat(result.clicks()).containsExactly("c-1");
+            assertThat(result.skippedClicks()).isEqualTo(1.0);
+        }
+
+        @Test
+        @DisplayName("RETRY: the entry whose first decode failed is handled on its retry, at retryCount 1")
+        void retry() {
+            assertThat(result.ledger()).containsExactly("l-1@1");
+        }
+
+        @Test
+        @DisplayName("the group stops cleanly")
+        void completes() {
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("Replies")
+    class Replying {
+        private final Output output = new Output();
+        private Replies.Result result;
+
+        @BeforeAll
+        void run() {
+            result = Replies.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("each priced request gets its quote, matched by the correlation id the handler copied")
+        void quotes() {
+            assertThat(result.quotes())
+                    .containsOnly(
+                            Map.entry("q-1", new Replies.PriceQuote("q-1", "sku-1", 1_000)),
+                            Map.entry("q-2", new Replies.PriceQuote("q-2", "sku-2", 1_999)));
+            assertThat(output.lines()).contains("q-1  quote received: 1000 cents (corr-q-1)");
+        }
+
+        @Test
+        @DisplayName("the continuation runs once per acknowledged request, on a continuation thread")
+        void continuations() {
+            assertThat(result.continuations())
+                    .containsOnly(
+                            Map.entry("q-1", "shove-continuation-price-requests"),
+                            Map.entry("q-2", "shove-continuation-price-requests"));
+        }
+
+        @Test
+        @DisplayName("a rejected request gets no reply and no continuation, and reaches handleDead")
+        void rejected() {
+            assertThat(result.quotes()).doesNotContainKey("q-3");
+            assertThat(result.continuations()).doesNotContainKey("q-3");
+            assertThat(result.dead()).containsOnly(Map.entry("q-3", "rejected: unknown product sku-9"));
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("Replay")
+    class Replaying {
+        private final Output output = new Output();
+        private Replay.Result result;
+
+        @BeforeAll
+        void run() {
+            result = Replay.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("seeking back to a captured position delivers that message again, then the rest in order")
+        void seekBack() {
+            assertThat(result.live()).containsExactly(1, 2, 3, 2, 3, 4, 5, 6);
+            assertThat(result.liveBalance()).isEqualTo(2_100);
+            assertThat(output.lines())
+                    .anyMatch(l ->
+                            l.startsWith("live    rolled back to 100; reading again from Captured[queue=deposits"));
+        }
+
+        @Test
+        @DisplayName("a new group registered with startAt(start) reads the retained log from its oldest message")
+        void startAt() {
+            assertThat(result.rebuilt()).containsExactly(1, 2, 3, 4, 5, 6);
+            assertThat(result.rebuiltBalance()).isEqualTo(2_100);
+        }
+
+        @Test
+        @DisplayName("seeking on a broker without retention is refused at registration")
+        void refusedWithoutLog() {
+            assertThat(result.refusal())
+                    .isEqualTo("topic 'deposits': startAt/seeking need a backend whose subscriptions are logs (Kafka,"
+                            + " Redis Streams, NATS JetStream, the in-memory broker with retention); the memory"
+                            + " backend has none");
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("Broadcast")
+    class Broadcasting {
+        private final Output output = new Output();
+        private Broadcast.Result result;
+
+        @BeforeAll
+        void run() {
+            result = Broadcast.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("every running subscriber receives every message")
+        void everySubscriber() {
+            assertThat(result.a()).containsExactly(1, 2, 3, 4);
+            assertThat(result.b()).containsExactly(1, 2, 3, 4);
+        }
+
+        @Test
+        @DisplayName("a subscriber that starts late receives what is published from then on")
+        void lateSubscriber() {
+            assertThat(result.c()).containsExactly(4);
+        }
+
+        @Test
+        @DisplayName("a retry on a broadcast is discarded and counted, never redelivered")
+        void retryDiscarded() {
+            assertThat(result.discarded()).containsOnly(Map.entry("a", 0.0), Map.entry("b", 1.0), Map.entry("c", 0.0));
+            assertThat(result.settingsOfB()).doesNotContainKey("feature.search");
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("RawGateway")
+    class Raw {
+        private final Output output = new Output();
+        private RawGateway.Result result;
+
+        @BeforeAll
+        void run() {
+            result = RawGateway.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("a byte[] topic delivers foreign bytes exactly, and publishes them unchanged")
+        void bytesUnchanged() {
+            assertThat(result.received()).hasSize(2);
+            for (int i = 0; i < 2; i++) {
+                assertThat(result.received().get(i)).isEqualTo(result.sent().get(i));
+            }
+        }
+
+        @Test
+        @DisplayName("the frame without its ETX is rejected, and the group stops cleanly")
+        void rejected() {
+            assertThat(result.rejected())
+                    .singleElement()
+                    .isEqualTo(result.sent().get(2));
             assertThat(result.problems()).isEmpty();
         }
     }

@@ -80,7 +80,7 @@ class InvoiceHandlerTest {
 
             broker.publisher().publish(AuditedHandler.INVOICES, new Invoice("inv-1", "acme", 12_000));
 
-            // Idle: every queue (the DLQ too) empty, nothing unsettled, no retry waiting on its timer.
+            // Idle: every queue but the DLQ empty, nothing unsettled, no retry waiting on its timer.
             probe.awaitIdle(Duration.ofSeconds(10));
             assertThat(probe.depth(AuditedHandler.INVOICES.name())).isZero();
             assertThat(probe.deadLetters(AuditedHandler.INVOICES)).isEmpty();

@@ -1,0 +1,476 @@
+package dev.shove.rabbitmq;
+
+import dev.shove.BrokerConfig;
+import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How to reach a RabbitMQ broker, and how the backend behaves on it. Immutable: each {@code with...} returns a copy;
+ * {@code toString()} never shows a password.
+ *
+ * <pre>{@code
+ * Broker<RabbitMq> broker = Broker.connect(RabbitMqConfig.of("amqp://app:secret@rabbit.internal:5672/orders"));
+ * }</pre>
+ *
+ * <p>The URI follows the AMQP URI scheme: {@code amqp://user:password@host:port/vhost} (user, password and vhost
+ * percent-encoded; no path or {@code /} means the default vhost {@code /}; query parameters are not accepted, use the
+ * {@code with...} methods). {@code amqps://} connects over TLS, verifying the server's certificate against the JVM's
+ * trust store and its host name, unless {@link #withTls(SSLContext)} gives another context. Defaults:
+ *
+ * <ul>
+ *   <li>connection name: the broker's client name ({@code shove-<pid>}), shown in the management UI;
+ *   <li>management API (queue depth for the autoscaler): {@code http://host:15672} ({@code https://host:15671} for
+ *       {@code amqps}) with the AMQP credentials; without it, depth comes from a passive queue declare;
+ *   <li>{@value #DEFAULT_PUBLISH_CHANNELS} confirm-mode publishing channels; {@value #DEFAULT_PUBLISH_ATTEMPTS}
+ *       attempts per publish with jittered backoff when the connection fails under it; a confirm awaited at most
+ *       {@link #DEFAULT_CONFIRM_TIMEOUT};
+ *   <li>automatic connection recovery every {@link #DEFAULT_RECOVERY_INTERVAL}; connect timeout {@link
+ *       #DEFAULT_CONNECT_TIMEOUT};
+ *   <li>settlement with publisher confirms (not {@link #withTransactionalSettlement() transactional}).
+ * </ul>
+ */
+public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
+    /** The URI of {@link #ofDefaults()}: a local broker with RabbitMQ's default user. */
+    public static final String DEFAULT_URI = "amqp://guest:guest@localhost:5672";
+
+    public static final int DEFAULT_PORT = 5672;
+    public static final int DEFAULT_TLS_PORT = 5671;
+    public static final int DEFAULT_MANAGEMENT_PORT = 15672;
+    public static final int DEFAULT_MANAGEMENT_TLS_PORT = 15671;
+    public static final int DEFAULT_PUBLISH_CHANNELS = 4;
+    public static final int DEFAULT_PUBLISH_ATTEMPTS = 3;
+    public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_RECOVERY_INTERVAL = Duration.ofSeconds(2);
+
+    private static final String DEFAULT_USER = "guest";
+    private static final String DEFAULT_VHOST = "/";
+
+    /** Every setting; mutated only while a {@code with...} builds its copy. */
+    private static final class Values implements Cloneable {
+        boolean tls;
+        String host = "localhost";
+        int port = DEFAULT_PORT;
+        String username = DEFAULT_USER;
+        String password = DEFAULT_USER;
+        String virtualHost = DEFAULT_VHOST;
+
+        @Nullable
+        SSLContext sslContext;
+
+        boolean hostnameVerification = true;
+
+        @Nullable
+        String connectionName;
+
+        boolean managementEnabled = true;
+
+        @Nullable
+        URI managementUri;
+
+        @Nullable
+        String managementUsername;
+
+        @Nullable
+        String managementPassword;
+
+        int publishChannels = DEFAULT_PUBLISH_CHANNELS;
+        int publishAttempts = DEFAULT_PUBLISH_ATTEMPTS;
+        Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
+        Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        Duration recoveryInterval = DEFAULT_RECOVERY_INTERVAL;
+        boolean transactional;
+
+        @Override
+        protected Values clone() {
+            try {
+                return (Values) super.clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private final Values v;
+
+    private RabbitMqConfig(Values values) {
+        this.v = values;
+    }
+
+    /** A local broker with the default user: {@value #DEFAULT_URI}. */
+    public static RabbitMqConfig ofDefaults() {
+        return of(DEFAULT_URI);
+    }
+
+    /**
+     * A broker at an {@code amqp://} or {@code amqps://} URI (see the class comment).
+     *
+     * @throws IllegalArgumentException when the URI is not a usable AMQP URI; the message never shows its password
+     */
+    public static RabbitMqConfig of(String uri) {
+        Objects.requireNonNull(uri, "uri");
+        Values values = new Values();
+        parseUri(uri, values);
+        return new RabbitMqConfig(values);
+    }
+
+    private static void parseUri(String text, Values values) {
+        URI uri;
+        try {
+            uri = new URI(text.trim());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("RabbitMQ URI '" + redact(text) + "' is not a valid URI: "
+                    + e.getReason() + "; expected amqp://user:password@host:port/vhost");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("amqp") && !scheme.equals("amqps")) {
+            throw new IllegalArgumentException("RabbitMQ URI '" + redact(text)
+                    + "' must start with amqp:// or amqps:// (expected amqp://user:password@host:port/vhost)");
+        }
+        if (uri.getHost() == null || uri.getHost().isBlank()) {
+            throw new IllegalArgumentException("RabbitMQ URI '" + redact(text)
+                    + "' names no host (expected amqp://user:password@host:port/vhost)");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("RabbitMQ URI '" + redact(text)
+                    + "' has query parameters or a fragment, which are not supported; set timeouts and TLS with"
+                    + " RabbitMqConfig's with... methods");
+        }
+        values.tls = scheme.equals("amqps");
+        values.host = uri.getHost();
+        values.port = uri.getPort() > 0 ? uri.getPort() : values.tls ? DEFAULT_TLS_PORT : DEFAULT_PORT;
+        String userInfo = uri.getRawUserInfo();
+        if (userInfo != null) {
+            int colon = userInfo.indexOf(':');
+            String user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+            if (user.isEmpty()) {
+                throw new IllegalArgumentException("RabbitMQ URI '" + redact(text) + "' has an empty user name");
+            }
+            values.username = user;
+            values.password = colon < 0 ? "" : decode(userInfo.substring(colon + 1));
+        }
+        String path = uri.getRawPath();
+        if (path != null && path.length() > 1) {
+            String raw = path.substring(1);
+            if (raw.contains("/")) {
+                throw new IllegalArgumentException("RabbitMQ URI '" + redact(text)
+                        + "' has a path with several segments; the vhost is one segment, percent-encoded (vhost '/'"
+                        + " is %2F)");
+            }
+            values.virtualHost = decode(raw);
+        }
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    /** Replaces the password of an AMQP URI with {@code ****}, for messages about a URI that may not parse. */
+    static String redact(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        if (scheme < 0 || at < scheme) {
+            return uri;
+        }
+        int colon = uri.indexOf(':', scheme + 3);
+        if (colon < 0 || colon > at) {
+            return uri;
+        }
+        return uri.substring(0, colon + 1) + "****" + uri.substring(at);
+    }
+
+    private RabbitMqConfig with(Consumer<Values> change) {
+        Values copy = v.clone();
+        change.accept(copy);
+        return new RabbitMqConfig(copy);
+    }
+
+    /** The same broker with another user and password (instead of the URI's). */
+    public RabbitMqConfig withCredentials(String username, String password) {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        if (username.isEmpty()) {
+            throw new IllegalArgumentException("RabbitMQ user name must not be empty");
+        }
+        return with(c -> {
+            c.username = username;
+            c.password = password;
+        });
+    }
+
+    /** The same broker, another virtual host (instead of the URI's). */
+    public RabbitMqConfig withVirtualHost(String virtualHost) {
+        Objects.requireNonNull(virtualHost, "virtualHost");
+        if (virtualHost.isEmpty()) {
+            throw new IllegalArgumentException("RabbitMQ virtual host must not be empty (the default one is \"/\")");
+        }
+        return with(c -> c.virtualHost = virtualHost);
+    }
+
+    /**
+     * Connects over TLS with this context (its trust managers decide which server certificates are trusted; its key
+     * managers present a client certificate). Turns TLS on for an {@code amqp://} URI too.
+     */
+    public RabbitMqConfig withTls(SSLContext context) {
+        Objects.requireNonNull(context, "context");
+        return with(c -> {
+            c.tls = true;
+            c.sslContext = context;
+        });
+    }
+
+    /**
+     * Skips the check that the server certificate names the host connected to. Only for test brokers with
+     * self-signed certificates: it allows a man in the middle.
+     */
+    public RabbitMqConfig withoutTlsHostnameVerification() {
+        return with(c -> c.hostnameVerification = false);
+    }
+
+    /** The name of the AMQP connection, shown in the management UI and in the broker's logs. */
+    public RabbitMqConfig withConnectionName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("RabbitMQ connection name must not be blank");
+        }
+        return with(c -> c.connectionName = name);
+    }
+
+    /**
+     * Where the management API answers, e.g. {@code http://rabbit.internal:15672}; it gives the queue depth the
+     * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}).
+     */
+    public RabbitMqConfig withManagementApi(String baseUri) {
+        Objects.requireNonNull(baseUri, "baseUri");
+        URI uri;
+        try {
+            uri = new URI(baseUri.endsWith("/") ? baseUri.substring(0, baseUri.length() - 1) : baseUri);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(
+                    "RabbitMQ management API URI '" + baseUri + "' is not valid: " + e.getReason());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            throw new IllegalArgumentException("RabbitMQ management API URI '" + baseUri
+                    + "' must be an http:// or https:// address such as http://localhost:15672");
+        }
+        return with(c -> {
+            c.managementEnabled = true;
+            c.managementUri = uri;
+        });
+    }
+
+    /** Credentials for the management API, when they differ from the AMQP ones. */
+    public RabbitMqConfig withManagementCredentials(String username, String password) {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        return with(c -> {
+            c.managementUsername = username;
+            c.managementPassword = password;
+        });
+    }
+
+    /**
+     * Never calls the management API: queue depth then comes from a passive {@code queue.declare} (ready messages
+     * only; unacknowledged ones are not counted).
+     */
+    public RabbitMqConfig withoutManagementApi() {
+        return with(c -> c.managementEnabled = false);
+    }
+
+    /**
+     * How many confirm-mode channels publishers share (default {@value #DEFAULT_PUBLISH_CHANNELS}). Each queue is
+     * published on one of them, which keeps its publish order; more channels spread more queues.
+     */
+    public RabbitMqConfig withPublishChannels(int channels) {
+        if (channels < 1 || channels > 64) {
+            throw new IllegalArgumentException("RabbitMQ publishChannels must be between 1 and 64, was " + channels);
+        }
+        return with(c -> c.publishChannels = channels);
+    }
+
+    /**
+     * How many times a publish is tried when the connection or channel fails under it, with jittered exponential
+     * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A message
+     * the broker refuses ({@code basic.nack}) or cannot route is never retried.
+     */
+    public RabbitMqConfig withPublishAttempts(int attempts) {
+        if (attempts < 1 || attempts > 100) {
+            throw new IllegalArgumentException("RabbitMQ publishAttempts must be between 1 and 100, was " + attempts);
+        }
+        return with(c -> c.publishAttempts = attempts);
+    }
+
+    /** The longest wait for the broker's confirm of one publish attempt (default 30 s). */
+    public RabbitMqConfig withConfirmTimeout(Duration timeout) {
+        requirePositive(timeout, "confirmTimeout");
+        return with(c -> c.confirmTimeout = timeout);
+    }
+
+    /** The longest wait for the TCP connection and AMQP handshake when connecting (default 10 s). */
+    public RabbitMqConfig withConnectTimeout(Duration timeout) {
+        requirePositive(timeout, "connectTimeout");
+        if (timeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("RabbitMQ connectTimeout is too long: " + timeout);
+        }
+        return with(c -> c.connectTimeout = timeout);
+    }
+
+    /** How often a lost connection is re-dialled until it is back (default 2 s). */
+    public RabbitMqConfig withRecoveryInterval(Duration interval) {
+        requirePositive(interval, "recoveryInterval");
+        return with(c -> c.recoveryInterval = interval);
+    }
+
+    /**
+     * Settles through AMQP transactions: the copy a settlement publishes (to a hold queue or the DLQ) and the
+     * acknowledgement of the original commit together, so a crash between the two can neither lose the message nor
+     * duplicate it. Costs a broker round trip with an fsync per commit on each consumer channel (settlements that
+     * complete together share one commit); see {@code docs/backends/rabbitmq.md}. Does not make the handler's own
+     * side effects atomic.
+     */
+    public RabbitMqConfig withTransactionalSettlement() {
+        return with(c -> c.transactional = true);
+    }
+
+    private static void requirePositive(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("RabbitMQ " + name + " must be positive, was " + d);
+        }
+    }
+
+    public String host() {
+        return v.host;
+    }
+
+    public int port() {
+        return v.port;
+    }
+
+    public String username() {
+        return v.username;
+    }
+
+    String password() {
+        return v.password;
+    }
+
+    public String virtualHost() {
+        return v.virtualHost;
+    }
+
+    /** Whether the connection uses TLS ({@code amqps://} or {@link #withTls(SSLContext)}). */
+    public boolean isTls() {
+        return v.tls;
+    }
+
+    Optional<SSLContext> sslContext() {
+        return Optional.ofNullable(v.sslContext);
+    }
+
+    public boolean isTlsHostnameVerification() {
+        return v.hostnameVerification;
+    }
+
+    /** The connection name set with {@link #withConnectionName}; empty means the broker's client name. */
+    public Optional<String> connectionName() {
+        return Optional.ofNullable(v.connectionName);
+    }
+
+    /** The management API's base URI, or empty when {@link #withoutManagementApi() disabled}. */
+    public Optional<URI> managementApi() {
+        if (!v.managementEnabled) {
+            return Optional.empty();
+        }
+        if (v.managementUri != null) {
+            return Optional.of(v.managementUri);
+        }
+        String scheme = v.tls ? "https" : "http";
+        int port = v.tls ? DEFAULT_MANAGEMENT_TLS_PORT : DEFAULT_MANAGEMENT_PORT;
+        try {
+            return Optional.of(new URI(scheme, null, v.host, port, null, null, null));
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("cannot derive the management API address from host " + v.host, e);
+        }
+    }
+
+    public String managementUsername() {
+        return v.managementUsername != null ? v.managementUsername : v.username;
+    }
+
+    String managementPassword() {
+        return v.managementPassword != null ? v.managementPassword : v.password;
+    }
+
+    public int publishChannels() {
+        return v.publishChannels;
+    }
+
+    public int publishAttempts() {
+        return v.publishAttempts;
+    }
+
+    public Duration confirmTimeout() {
+        return v.confirmTimeout;
+    }
+
+    public Duration connectTimeout() {
+        return v.connectTimeout;
+    }
+
+    public Duration recoveryInterval() {
+        return v.recoveryInterval;
+    }
+
+    public boolean isTransactionalSettlement() {
+        return v.transactional;
+    }
+
+    /** The broker's address as a URI with the password masked, for messages and logs. */
+    public String redactedUri() {
+        return (v.tls ? "amqps" : "amqp") + "://" + encode(v.username) + ":****@"
+                + (v.host.contains(":") && !v.host.startsWith("[") ? "[" + v.host + "]" : v.host) + ":" + v.port
+                + "/" + encode(v.virtualHost);
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    @Override
+    public Transport open(TransportContext context) {
+        return new RabbitMqTransport(this, context);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("RabbitMqConfig[uri=").append(redactedUri());
+        connectionName().ifPresent(n -> b.append(", connectionName=").append(n));
+        if (v.sslContext != null) {
+            b.append(", tls=custom context");
+        }
+        if (!v.hostnameVerification) {
+            b.append(", tlsHostnameVerification=off");
+        }
+        b.append(", management=").append(managementApi().map(URI::toString).orElse("off"));
+        b.append(", publishChannels=").append(v.publishChannels);
+        b.append(", publishAttempts=").append(v.publishAttempts);
+        b.append(", confirmTimeout=").append(v.confirmTimeout);
+        b.append(", recoveryInterval=").append(v.recoveryInterval);
+        b.append(", settlement=").append(v.transactional ? "transactional" : "confirms");
+        return b.append(']').toString();
+    }
+}

@@ -1,0 +1,557 @@
+package dev.shove.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AuthenticationFailureException;
+import com.rabbitmq.client.BlockedListener;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.TopologyRecoveryException;
+import com.rabbitmq.client.impl.ForgivingExceptionHandler;
+import com.rabbitmq.client.impl.recovery.RecordedBinding;
+import com.rabbitmq.client.impl.recovery.RecordedConsumer;
+import com.rabbitmq.client.impl.recovery.RecordedExchange;
+import com.rabbitmq.client.impl.recovery.RecordedQueue;
+import com.rabbitmq.client.impl.recovery.TopologyRecoveryFilter;
+import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
+import dev.shove.PublishException;
+import dev.shove.ShoveException;
+import dev.shove.ShoveHeaders;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.OutboundMessage;
+import dev.shove.spi.QueueStats;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
+import dev.shove.spi.SubscriptionRequest;
+import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RabbitMQ transport: one AMQP connection with automatic recovery, a pool of confirm-mode channels for
+ * publishing, one channel per consumer, and the management API for queue depth. It translates and decides nothing:
+ * where a copy goes is the engine's {@link Settlement}; this class only knows which RabbitMQ queue that is.
+ *
+ * <p>Connection recovery re-dials the broker every {@link RabbitMqConfig#recoveryInterval()} until it answers, then
+ * reopens every channel and re-registers every consumer (queues are durable and are not redeclared). Unacknowledged
+ * deliveries of the lost connection are requeued by the broker and delivered again.
+ */
+final class RabbitMqTransport implements Transport {
+    private static final Logger log = LoggerFactory.getLogger(RabbitMqTransport.class);
+
+    /** What RabbitMQ gives with publisher confirms; transactional settlement adds {@code transactions}. */
+    static Capabilities capabilities(boolean transactional) {
+        Capabilities.Builder b =
+                Capabilities.builder().durableRetries().redeliveryFlag().competingConsumers();
+        return (transactional ? b.transactions() : b).build();
+    }
+
+    /** After the management API failed, how long queue depth comes from passive declares before trying it again. */
+    static final Duration MANAGEMENT_RETRY_AFTER = Duration.ofMinutes(1);
+
+    static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final RabbitMqConfig config;
+    private final Capabilities capabilities;
+    private final String connectionName;
+    private final MeterRegistry registry;
+    private final Connection connection;
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService completions;
+    private final ConfirmPublisher publisher;
+    private final RabbitTopology topology;
+    private final @Nullable ManagementApi management;
+    private final ConcurrentHashMap<String, RabbitSubscription> consumers = new ConcurrentHashMap<>();
+    private final AtomicLong consumerSeq = new AtomicLong();
+    private final AtomicInteger threadSeq = new AtomicInteger();
+    private volatile long managementBackOffUntil;
+    private volatile boolean closed;
+
+    /** Test seam: runs after a settlement's copies are in and before its acknowledgement is written. */
+    volatile @Nullable Runnable afterCopiesHook;
+
+    RabbitMqTransport(RabbitMqConfig config, TransportContext context) {
+        this.config = config;
+        this.capabilities = capabilities(config.isTransactionalSettlement());
+        this.connectionName = config.connectionName().orElse(context.clientName());
+        this.registry = context.meterRegistry();
+        ThreadFactory threads = r -> Thread.ofPlatform()
+                .daemon()
+                .name("shove-rabbitmq-" + connectionName + "-" + threadSeq.getAndIncrement())
+                .unstarted(r);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .daemon()
+                .name("shove-rabbitmq-timer-" + connectionName)
+                .factory());
+        this.completions = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("shove-rabbitmq-confirm-", 0).factory());
+        try {
+            this.connection = connect(config, threads);
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            completions.shutdownNow();
+            throw e;
+        }
+        connection.addShutdownListener(this::onConnectionLost);
+        connection.addBlockedListener(new BlockedListener() {
+            @Override
+            public void handleBlocked(String reason) {
+                log.warn(
+                        "RabbitMQ at {} blocks publishing on connection '{}': {}; publishes wait until it unblocks",
+                        config.redactedUri(),
+                        connectionName,
+                        reason);
+            }
+
+            @Override
+            public void handleUnblocked() {
+                log.info("RabbitMQ at {} unblocked connection '{}'", config.redactedUri(), connectionName);
+            }
+        });
+        if (connection instanceof Recoverable recoverable) {
+            recoverable.addRecoveryListener(new RecoveryListener() {
+                @Override
+                public void handleRecovery(Recoverable r) {
+                    log.info("connection '{}' to RabbitMQ at {} recovered", connectionName, config.redactedUri());
+                }
+
+                @Override
+                public void handleRecoveryStarted(Recoverable r) {
+                    log.info("reconnecting '{}' to RabbitMQ at {}", connectionName, config.redactedUri());
+                }
+            });
+        }
+        this.publisher = new ConfirmPublisher(
+                connection,
+                config.publishChannels(),
+                config.publishAttempts(),
+                config.confirmTimeout().toNanos(),
+                scheduler,
+                completions,
+                config.redactedUri());
+        this.topology = new RabbitTopology(connection, config.virtualHost());
+        this.management = config.managementApi()
+                .map(uri -> new ManagementApi(
+                        uri,
+                        config.virtualHost(),
+                        config.managementUsername(),
+                        config.managementPassword(),
+                        config.sslContext().orElse(null)))
+                .orElse(null);
+        log.info("connected '{}' to RabbitMQ at {}", connectionName, config.redactedUri());
+    }
+
+    private Connection connect(RabbitMqConfig config, ThreadFactory threads) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(config.host());
+        factory.setPort(config.port());
+        factory.setUsername(config.username());
+        factory.setPassword(config.password());
+        factory.setVirtualHost(config.virtualHost());
+        factory.setConnectionTimeout((int) config.connectTimeout().toMillis());
+        factory.setThreadFactory(threads);
+        factory.setAutomaticRecoveryEnabled(true);
+        factory.setTopologyRecoveryEnabled(true);
+        factory.setTopologyRecoveryFilter(new ConsumersOnly());
+        factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
+        factory.setExceptionHandler(new Handler());
+        if (config.isTls()) {
+            SSLContext context;
+            try {
+                context = config.sslContext().isPresent() ? config.sslContext().get() : SSLContext.getDefault();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JVM offers no default TLS context for amqps://", e);
+            }
+            factory.useSslProtocol(context);
+            if (config.isTlsHostnameVerification()) {
+                factory.enableHostnameVerification();
+            }
+        }
+        try {
+            return factory.newConnection(connectionName);
+        } catch (AuthenticationFailureException e) {
+            throw new BrokerUnavailableException(
+                    "RabbitMQ at " + config.redactedUri() + " refused user '"
+                            + config.username() + "': wrong user name or password, or no access to vhost '"
+                            + config.virtualHost() + "'",
+                    e);
+        } catch (IOException | TimeoutException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            String detail = cause instanceof ConnectException ? "connection refused" : String.valueOf(cause);
+            throw new BrokerUnavailableException(
+                    "cannot connect to RabbitMQ at " + config.redactedUri() + " (" + detail
+                            + "); is it running? Locally: scripts/brokers.sh up rabbitmq",
+                    e);
+        }
+    }
+
+    private void onConnectionLost(ShutdownSignalException cause) {
+        if (cause.isInitiatedByApplication()) {
+            return;
+        }
+        registry.counter("shove.backend.errors", "backend", name(), "kind", "connection")
+                .increment();
+        log.warn(
+                "connection '{}' to RabbitMQ at {} was lost: {}; reconnecting every {}",
+                connectionName,
+                config.redactedUri(),
+                cause.getMessage(),
+                config.recoveryInterval());
+    }
+
+    @Override
+    public String name() {
+        return "rabbitmq";
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public void declare(Topic<?> topic) {
+        checkOpen();
+        topology.declare(topic);
+    }
+
+    @Override
+    public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new PublishException(
+                    "cannot publish to topic '" + topic.name() + "': the RabbitMQ broker connection is closed",
+                    null,
+                    false));
+        }
+        String queue;
+        try {
+            queue = queueOf(topic, message);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return publisher.publish(
+                queue,
+                AmqpMessages.forPublish(message),
+                message.payload(),
+                "a message of topic '" + topic.name() + "'");
+    }
+
+    /** The queue a message of a topic goes to: its shard for a sequenced topic, else the main queue. */
+    static String queueOf(Topic<?> topic, OutboundMessage message) {
+        if (!topic.isSequenced()) {
+            return topic.name();
+        }
+        int shards = topic.sequencing().orElseThrow().routingShards();
+        if (message.shard() < 0 || message.shard() >= shards) {
+            throw new IllegalArgumentException("a message for sequenced topic '" + topic.name()
+                    + "' must name its shard (0.." + (shards - 1) + "), was " + message.shard());
+        }
+        return topic.shardName(message.shard());
+    }
+
+    /** The AMQP properties of a copy: a reply is a new message of its topic; the others keep the original's. */
+    static AMQP.BasicProperties copyProperties(RabbitDelivery delivery, Settlement.Copy copy) {
+        return copy instanceof Settlement.Copy.ToTopic reply
+                ? AmqpMessages.forPublish(reply.message())
+                : AmqpMessages.forCopy(delivery.properties, copy.headers());
+    }
+
+    /** Publishes the copy a settlement asks for, with confirms, to the queue {@link #copyTarget} names. */
+    CompletableFuture<Void> publishCopy(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
+        String target = copyTarget(topic, delivery, copy);
+        String kind = switch (copy) {
+            case Settlement.Copy.ToHold h -> "a retry copy of message ";
+            case Settlement.Copy.ToDeadLetter d -> "a dead letter of message ";
+            case Settlement.Copy.ToTopic r -> "a reply to message ";
+        };
+        String what = kind + delivery.headers().getOrDefault(ShoveHeaders.MESSAGE_ID, delivery.deliveryId());
+        return publisher.publish(target, copyProperties(delivery, copy), copy.payload(), what);
+    }
+
+    /**
+     * The queue a copy goes to: a hold copy to the tier's queue of the queue it came from (a shard's own tiers for a
+     * shard), a dead letter to the queue the engine named, a reply to its topic's queue (or shard).
+     */
+    String copyTarget(Topic<?> topic, RabbitDelivery delivery, Settlement.Copy copy) {
+        return switch (copy) {
+            case Settlement.Copy.ToHold hold -> {
+                List<HoldTier> tiers = delivery.shard >= 0 ? topic.shardHoldTiers(delivery.shard) : topic.holdTiers();
+                if (hold.tier() < 0 || hold.tier() >= tiers.size()) {
+                    throw new IllegalArgumentException("topic '" + topic.name() + "' has no hold tier " + hold.tier()
+                            + " (it has " + tiers.size() + ")");
+                }
+                yield tiers.get(hold.tier()).queue();
+            }
+            case Settlement.Copy.ToDeadLetter dead -> dead.queue();
+            case Settlement.Copy.ToTopic reply -> queueOf(reply.topic(), reply.message());
+        };
+    }
+
+    @Override
+    public Subscription subscribe(SubscriptionRequest request, DeliverySink sink) {
+        checkOpen();
+        return RabbitSubscription.open(
+                this,
+                connection,
+                request,
+                sink,
+                config.isTransactionalSettlement(),
+                "shove-" + request.consumerId() + "-" + consumerSeq.incrementAndGet());
+    }
+
+    void registerConsumer(String consumerTag, RabbitSubscription subscription) {
+        consumers.put(consumerTag, subscription);
+    }
+
+    void unregisterConsumer(String consumerTag) {
+        consumers.remove(consumerTag);
+    }
+
+    void schedule(Runnable task, Duration delay) {
+        try {
+            scheduler.schedule(() -> completions.execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            log.debug("not scheduling a task on a closed transport: {}", e.toString());
+        }
+    }
+
+    void afterCopies() {
+        Runnable hook = afterCopiesHook;
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
+    @Override
+    public QueueStats stats(Topic<?> topic) {
+        checkOpen();
+        List<String> queues = new ArrayList<>();
+        topic.sequencing()
+                .ifPresentOrElse(
+                        s -> {
+                            for (int i = 0; i < s.routingShards(); i++) {
+                                queues.add(topic.shardName(i));
+                            }
+                        },
+                        () -> queues.add(topic.name()));
+        ManagementApi api = management;
+        if (api != null && System.nanoTime() - managementBackOffUntil >= 0) {
+            try {
+                long ready = 0;
+                long inFlight = 0;
+                for (String q : queues) {
+                    QueueStats s = api.queueStats(q);
+                    ready += s.ready();
+                    inFlight += s.inFlight();
+                }
+                return new QueueStats(ready, inFlight);
+            } catch (IOException e) {
+                managementUnavailable(api, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BrokerUnavailableException(
+                        "interrupted while reading the depth of topic '" + topic.name() + "'", e);
+            }
+        }
+        return passiveStats(topic, queues);
+    }
+
+    private void managementUnavailable(ManagementApi api, Exception e) {
+        managementBackOffUntil = System.nanoTime() + MANAGEMENT_RETRY_AFTER.toNanos();
+        log.warn(
+                "the RabbitMQ management API at {} cannot be read ({}); queue depth comes from passive declares"
+                        + " (ready messages only) for the next {}. Enable the rabbitmq_management plugin, or set"
+                        + " RabbitMqConfig.withManagementApi(...) / withoutManagementApi()",
+                api.base(),
+                e.toString(),
+                MANAGEMENT_RETRY_AFTER);
+    }
+
+    private QueueStats passiveStats(Topic<?> topic, List<String> queues) {
+        Channel channel;
+        try {
+            channel = connection.createChannel();
+        } catch (IOException | ShutdownSignalException e) {
+            throw new BrokerUnavailableException(
+                    "cannot read the depth of topic '" + topic.name() + "': the RabbitMQ connection is down", e);
+        }
+        if (channel == null) {
+            throw new BrokerUnavailableException("RabbitMQ refused a channel: channel limit reached");
+        }
+        try {
+            long ready = 0;
+            for (String q : queues) {
+                ready += channel.queueDeclarePassive(q).getMessageCount();
+            }
+            return new QueueStats(ready, 0);
+        } catch (IOException | ShutdownSignalException e) {
+            AMQP.Channel.@Nullable Close close = RabbitTopology.channelClose(e);
+            if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
+                throw new TopologyException("a queue of topic '" + topic.name() + "' does not exist on RabbitMQ ("
+                        + close.getReplyText() + "); declare the topic first");
+            }
+            throw new BrokerUnavailableException("reading the depth of topic '" + topic.name() + "' failed: " + e, e);
+        } finally {
+            RabbitTopology.closeQuietly(channel);
+        }
+    }
+
+    @Override
+    public void ping(Duration timeout) {
+        checkOpen();
+        if (!connection.isOpen()) {
+            throw new BrokerUnavailableException(
+                    "the connection to RabbitMQ at " + config.redactedUri() + " is down (recovering)");
+        }
+        CompletableFuture<Void> roundTrip = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        Channel channel = connection.createChannel();
+                        if (channel != null) {
+                            channel.close();
+                        }
+                    } catch (IOException | TimeoutException e) {
+                        throw new BrokerUnavailableException("RabbitMQ did not open a channel: " + e, e);
+                    }
+                },
+                completions);
+        try {
+            roundTrip.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            roundTrip.cancel(true);
+            throw new BrokerUnavailableException(
+                    "RabbitMQ at " + config.redactedUri() + " did not answer within " + timeout, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof ShoveException s
+                    ? s
+                    : new BrokerUnavailableException(
+                            "RabbitMQ at " + config.redactedUri() + " did not answer: " + cause, cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerUnavailableException("interrupted while pinging RabbitMQ", e);
+        }
+    }
+
+    /** Whether the AMQP connection is up right now (false while it recovers). */
+    boolean isConnected() {
+        return connection.isOpen();
+    }
+
+    /** The AMQP connection's name as the broker shows it. */
+    String connectionName() {
+        return connectionName;
+    }
+
+    RabbitMqConfig config() {
+        return config;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the RabbitMQ transport '" + connectionName + "' is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        publisher.close();
+        try {
+            connection.close((int) CLOSE_TIMEOUT.toMillis());
+        } catch (IOException | ShutdownSignalException e) {
+            log.debug("closing connection '{}' failed: {}", connectionName, e.toString());
+            connection.abort();
+        }
+        scheduler.shutdownNow();
+        completions.shutdown();
+        log.info("closed connection '{}' to RabbitMQ at {}", connectionName, config.redactedUri());
+    }
+
+    /**
+     * After a connection recovery, re-register consumers only: queues are durable and survive the broker, and
+     * redeclaring them from the client's record could resurrect a queue an operator deleted on purpose.
+     */
+    private static final class ConsumersOnly implements TopologyRecoveryFilter {
+        @Override
+        public boolean filterExchange(RecordedExchange exchange) {
+            return false;
+        }
+
+        @Override
+        public boolean filterQueue(RecordedQueue queue) {
+            return false;
+        }
+
+        @Override
+        public boolean filterBinding(RecordedBinding binding) {
+            return false;
+        }
+
+        @Override
+        public boolean filterConsumer(RecordedConsumer consumer) {
+            return true;
+        }
+    }
+
+    /** Logs what the client reports, and tells a subscription when its consumer could not be recovered. */
+    private final class Handler extends ForgivingExceptionHandler {
+        @Override
+        public void handleTopologyRecoveryException(Connection conn, Channel ch, TopologyRecoveryException exception) {
+            super.handleTopologyRecoveryException(conn, ch, exception);
+            if (exception.getRecordedEntity() instanceof RecordedConsumer consumer) {
+                RabbitSubscription subscription = consumers.get(consumer.getConsumerTag());
+                if (subscription != null) {
+                    subscription.recoveryFailed(exception);
+                }
+            }
+            registry.counter("shove.backend.errors", "backend", name(), "kind", "recovery")
+                    .increment();
+        }
+
+        @Override
+        public void handleChannelRecoveryException(Channel ch, Throwable exception) {
+            super.handleChannelRecoveryException(ch, exception);
+            for (RabbitSubscription subscription : consumers.values()) {
+                if (subscription.owns(ch)) {
+                    subscription.recoveryFailed(exception);
+                }
+            }
+            registry.counter("shove.backend.errors", "backend", name(), "kind", "recovery")
+                    .increment();
+        }
+    }
+}

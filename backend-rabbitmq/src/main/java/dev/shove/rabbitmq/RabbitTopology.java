@@ -1,0 +1,260 @@
+package dev.shove.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker objects of a topic and their declaration. Every queue is durable and declared idempotently; an existing
+ * queue with other arguments makes the broker refuse the declaration ({@code 406 PRECONDITION_FAILED}), which becomes
+ * a {@link TopologyException} naming the queue, the arguments shove wants and what the broker says differs.
+ *
+ * <pre>
+ * plain topic      {name}                     no arguments
+ *                  {name}-hold-{d}            x-message-ttl = d, dead-letters to "" / {name}
+ *                  {dlq}                      no arguments
+ * sequenced topic  {name}-seq-{i}             x-single-active-consumer = true         (i = 0..shards-1)
+ *                  {name}-seq-{i}-hold-{d}    x-message-ttl = d, dead-letters to "" / {name}-seq-{i}
+ *                  {dlq}                      no arguments
+ * </pre>
+ *
+ * One hold queue per tier because RabbitMQ expires messages only at the head of a queue: a queue mixing delays would
+ * hold a short delay behind a long one. Publishers route a sequenced message straight to its shard by the core's
+ * FNV-1a hash of the key (see {@code docs/backends/rabbitmq.md} for why there is no consistent-hash exchange).
+ */
+final class RabbitTopology {
+    private static final Logger log = LoggerFactory.getLogger(RabbitTopology.class);
+
+    /** RabbitMQ's default {@code consumer_timeout}: an unacknowledged delivery older than this closes its channel. */
+    static final Duration DEFAULT_CONSUMER_TIMEOUT = Duration.ofMinutes(30);
+
+    static final String TTL = "x-message-ttl";
+    static final String DLX = "x-dead-letter-exchange";
+    static final String DLX_ROUTING_KEY = "x-dead-letter-routing-key";
+    static final String SINGLE_ACTIVE_CONSUMER = "x-single-active-consumer";
+
+    /** One queue of a topic and the arguments it is declared with. */
+    record QueueSpec(String name, String role, Map<String, Object> arguments) {}
+
+    private final Connection connection;
+    private final String vhost;
+
+    RabbitTopology(Connection connection, String vhost) {
+        this.connection = connection;
+        this.vhost = vhost;
+    }
+
+    /** The queues of a topic, in declaration order: DLQ, main queue or shards, then hold tiers. */
+    static List<QueueSpec> queues(Topic<?> topic) {
+        List<QueueSpec> specs = new ArrayList<>();
+        topic.dlq().ifPresent(dlq -> specs.add(new QueueSpec(dlq, "dead-letter queue", Map.of())));
+        topic.sequencing()
+                .ifPresentOrElse(
+                        s -> {
+                            for (int i = 0; i < s.routingShards(); i++) {
+                                specs.add(new QueueSpec(
+                                        topic.shardName(i), "shard " + i, Map.of(SINGLE_ACTIVE_CONSUMER, true)));
+                            }
+                            for (int i = 0; i < s.routingShards(); i++) {
+                                for (HoldTier tier : topic.shardHoldTiers(i)) {
+                                    specs.add(holdSpec(tier, topic.shardName(i)));
+                                }
+                            }
+                        },
+                        () -> {
+                            specs.add(new QueueSpec(topic.name(), "main queue", Map.of()));
+                            for (HoldTier tier : topic.holdTiers()) {
+                                specs.add(holdSpec(tier, topic.name()));
+                            }
+                        });
+        return specs;
+    }
+
+    private static QueueSpec holdSpec(HoldTier tier, String returnsTo) {
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put(TTL, tier.delay().toMillis());
+        args.put(DLX, "");
+        args.put(DLX_ROUTING_KEY, returnsTo);
+        return new QueueSpec(
+                tier.queue(), "hold tier of " + tier.delay().toMillis() + " ms returning to '" + returnsTo + "'", args);
+    }
+
+    void declare(Topic<?> topic) {
+        if (topic.isBroadcast()) {
+            throw new TopologyException("topic '" + topic.name()
+                    + "' is a broadcast topic, which the RabbitMQ backend does not support yet");
+        }
+        checkShape(topic);
+        topic.sequencing().ifPresent(s -> checkShardCount(topic, s.routingShards()));
+        warnAboutConsumerTimeout(topic);
+        Channel channel = open(topic);
+        try {
+            for (QueueSpec spec : queues(topic)) {
+                try {
+                    channel.queueDeclare(spec.name(), true, false, false, spec.arguments());
+                } catch (IOException | ShutdownSignalException e) {
+                    throw failure(topic, spec, e);
+                }
+            }
+        } finally {
+            closeQuietly(channel);
+        }
+    }
+
+    /**
+     * Refuses to turn a plain topic into a sequenced one or back: their queues have different names, so the broker
+     * alone would accept both, and messages in the other shape's queues would never be consumed.
+     */
+    private void checkShape(Topic<?> topic) {
+        String other = topic.isSequenced() ? topic.name() : topic.shardName(0);
+        if (exists(topic, other)) {
+            throw new TopologyException(("topic '%s' is declared %s, but queue '%s' exists: the topic was declared %s"
+                            + " before. A topic cannot change shape in place; drain and delete the old queues, or use"
+                            + " another topic name")
+                    .formatted(
+                            topic.name(),
+                            topic.isSequenced() ? "sequenced" : "plain (not sequenced)",
+                            other,
+                            topic.isSequenced() ? "plain (not sequenced)" : "sequenced"));
+        }
+    }
+
+    /**
+     * Refuses to shrink a sequenced topic: a shard beyond the declared count would keep its messages, unconsumed, and
+     * keys would move to other shards while older messages of theirs wait there.
+     */
+    private void checkShardCount(Topic<?> topic, int shards) {
+        String beyond = topic.shardName(shards);
+        if (exists(topic, beyond)) {
+            throw new TopologyException(("sequenced topic '%s' declares %d shards, but queue '%s' exists: the topic"
+                            + " was declared with more shards before. Messages there would never be consumed and"
+                            + " keys would change shards. Keep routingShards at its old value, or drain and delete"
+                            + " the shards from '%s' on")
+                    .formatted(topic.name(), shards, beyond, beyond));
+        }
+    }
+
+    /** Whether a queue exists (a passive declare; a missing queue closes the channel it was asked on). */
+    boolean exists(Topic<?> topic, String queue) {
+        Channel channel = open(topic);
+        try {
+            channel.queueDeclarePassive(queue);
+            return true;
+        } catch (IOException | ShutdownSignalException e) {
+            AMQP.Channel.@Nullable Close close = channelClose(e);
+            if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
+                return false;
+            }
+            throw new BrokerUnavailableException(
+                    "checking queue '" + queue + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
+        } finally {
+            closeQuietly(channel);
+        }
+    }
+
+    private static void warnAboutConsumerTimeout(Topic<?> topic) {
+        if (!topic.isSequenced()) {
+            return;
+        }
+        Duration longest = topic.holdTiers().getLast().delay();
+        if (longest.compareTo(DEFAULT_CONSUMER_TIMEOUT) >= 0) {
+            log.warn(
+                    "sequenced topic '{}' has a {} retry tier; its retries wait unacknowledged on the consumer, and"
+                            + " RabbitMQ closes a channel whose delivery stays unacknowledged longer than"
+                            + " consumer_timeout (30 min by default). Raise consumer_timeout above the longest tier"
+                            + " or shorten the tier",
+                    topic.name(),
+                    longest);
+        }
+    }
+
+    private Channel open(Topic<?> topic) {
+        try {
+            Channel channel = connection.createChannel();
+            if (channel == null) {
+                throw new BrokerUnavailableException(
+                        "RabbitMQ refused a channel for declaring topic '" + topic.name() + "': channel limit reached");
+            }
+            return channel;
+        } catch (IOException | ShutdownSignalException e) {
+            throw new BrokerUnavailableException(
+                    "cannot open a channel to declare topic '" + topic.name() + "': the RabbitMQ connection is down ("
+                            + describe(e) + "); it recovers by itself, declare again later",
+                    e);
+        }
+    }
+
+    private RuntimeException failure(Topic<?> topic, QueueSpec spec, Exception e) {
+        AMQP.Channel.@Nullable Close close = channelClose(e);
+        if (close != null && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
+            return new TopologyException(("queue '%s' (%s of topic '%s') already exists on RabbitMQ (vhost '%s') with"
+                            + " other settings than the topic declares: durable, arguments %s. The broker says: %s."
+                            + " Queue arguments cannot change in place: drain and delete the queue (it is recreated"
+                            + " on the next declare), or declare the topic as it was")
+                    .formatted(spec.name(), spec.role(), topic.name(), vhost, spec.arguments(), close.getReplyText()));
+        }
+        if (close != null && close.getReplyCode() == AMQP.ACCESS_REFUSED) {
+            return new TopologyException(("RabbitMQ refused to declare queue '%s' of topic '%s' in vhost '%s': %s."
+                            + " Give the user 'configure' permission on these queues, or declare them beforehand")
+                    .formatted(spec.name(), topic.name(), vhost, close.getReplyText()));
+        }
+        if (close != null) {
+            return new TopologyException("declaring queue '%s' of topic '%s' failed: %d %s"
+                    .formatted(spec.name(), topic.name(), close.getReplyCode(), close.getReplyText()));
+        }
+        return new BrokerUnavailableException(
+                "declaring queue '" + spec.name() + "' of topic '" + topic.name() + "' failed: " + e, e);
+    }
+
+    /** The broker's channel.close behind a failed channel operation, if that is what failed it. */
+    static AMQP.Channel.@Nullable Close channelClose(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShutdownSignalException s && s.getReason() instanceof AMQP.Channel.Close close) {
+                return close;
+            }
+        }
+        return null;
+    }
+
+    /** A client exception in words: the broker's reply when it closed the channel or connection, else the exception. */
+    static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShutdownSignalException s) {
+                if (s.getReason() instanceof AMQP.Channel.Close close) {
+                    return "channel closed by the broker: " + close.getReplyCode() + " " + close.getReplyText();
+                }
+                if (s.getReason() instanceof AMQP.Connection.Close close) {
+                    return "connection closed: " + close.getReplyCode() + " " + close.getReplyText();
+                }
+                return s.isHardError() ? "connection lost" : "channel lost";
+            }
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
+    }
+
+    static void closeQuietly(Channel channel) {
+        if (!channel.isOpen()) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException | TimeoutException | ShutdownSignalException e) {
+            log.debug("closing a RabbitMQ channel failed: {}", e.toString());
+        }
+    }
+}

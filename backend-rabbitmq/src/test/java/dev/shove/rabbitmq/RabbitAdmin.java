@@ -1,0 +1,230 @@
+package dev.shove.rabbitmq;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import dev.shove.Topic;
+import dev.shove.conformance.BrokerAvailability;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What the integration tests need from the real broker beside shove: the URI (env {@code SHOVE_RABBITMQ_URI}), a
+ * plain AMQP connection to look into queues, the management API to read queue arguments and close connections, and
+ * cleanup of every queue a test created (names are unique per run, so tests never see each other's messages).
+ */
+final class RabbitAdmin implements AutoCloseable {
+    static final String URI_ENV = "SHOVE_RABBITMQ_URI";
+    static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RabbitMqConfig config;
+    private final Connection connection;
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Set<String> created = ConcurrentHashMap.newKeySet();
+
+    private RabbitAdmin(RabbitMqConfig config) throws IOException, TimeoutException {
+        this.config = config;
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(config.host());
+        factory.setPort(config.port());
+        factory.setUsername(config.username());
+        factory.setPassword(config.password());
+        factory.setVirtualHost(config.virtualHost());
+        factory.setAutomaticRecoveryEnabled(true);
+        factory.setNetworkRecoveryInterval(1000);
+        this.connection = factory.newConnection("shove-it-admin");
+    }
+
+    static String uri() {
+        return BrokerAvailability.env(URI_ENV, DEFAULT_URI);
+    }
+
+    /** Fails or skips (per {@code SHOVE_IT_REQUIRED}) when the broker is not there, then connects. */
+    static RabbitAdmin connect() throws IOException, TimeoutException {
+        BrokerAvailability.require("RabbitMQ", "rabbitmq", URI.create(uri()), 5672);
+        return new RabbitAdmin(RabbitMqConfig.of(uri()));
+    }
+
+    /** A config for the broker under test, with a recognisable connection name. */
+    RabbitMqConfig config(String connectionName) {
+        return RabbitMqConfig.of(uri()).withConnectionName(connectionName).withRecoveryInterval(Duration.ofSeconds(1));
+    }
+
+    /** A name no other test or run uses; its queues are deleted by {@link #close()}. */
+    String unique(String prefix) {
+        String name = "it-" + prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        created.add(name);
+        return name;
+    }
+
+    /** Marks extra queue names for deletion. */
+    void deleteLater(String queue) {
+        created.add(queue);
+    }
+
+    /** Every queue name of a topic, as shove declares them. */
+    static List<String> queuesOf(Topic<?> topic) {
+        return RabbitTopology.queues(topic).stream()
+                .map(RabbitTopology.QueueSpec::name)
+                .toList();
+    }
+
+    long depth(String queue) throws IOException {
+        try (Channel ch = connection.createChannel()) {
+            return ch.queueDeclarePassive(queue).getMessageCount();
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    boolean exists(String queue) throws IOException, InterruptedException {
+        return managementGet("/api/queues/" + vhost() + "/" + queue).statusCode() == 200;
+    }
+
+    /** Takes one message off a queue (acknowledged), or null. */
+    GetResponse get(String queue) throws IOException {
+        try (Channel ch = connection.createChannel()) {
+            return ch.basicGet(queue, true);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** Takes every message off a queue. */
+    List<GetResponse> drain(String queue) throws IOException {
+        List<GetResponse> out = new ArrayList<>();
+        try (Channel ch = connection.createChannel()) {
+            for (GetResponse r; (r = ch.basicGet(queue, true)) != null; ) {
+                out.add(r);
+            }
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+        return out;
+    }
+
+    void declareQueue(String queue, Map<String, Object> arguments) throws IOException {
+        created.add(queue);
+        try (Channel ch = connection.createChannel()) {
+            ch.queueDeclare(queue, true, false, false, arguments);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    void deleteQueue(String queue) throws IOException {
+        try (Channel ch = connection.createChannel()) {
+            ch.queueDelete(queue);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** The management API's view of a queue (durable, arguments, messages_ready, consumers...). */
+    JsonNode queueInfo(String queue) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/queues/" + vhost() + "/" + queue);
+        if (r.statusCode() != 200) {
+            throw new IOException("GET queue " + queue + ": HTTP " + r.statusCode() + " " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    /** Every queue whose name starts with {@code prefix}. */
+    List<String> queuesStartingWith(String prefix) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/queues/" + vhost() + "?columns=name");
+        List<String> out = new ArrayList<>();
+        for (JsonNode q : JSON.readTree(r.body())) {
+            String name = q.path("name").asText();
+            if (name.startsWith(prefix)) {
+                out.add(name);
+            }
+        }
+        return out;
+    }
+
+    /** Closes, from the broker's side, every connection with this client-provided name (a network failure, seen from the client). */
+    int killConnection(String connectionName) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/connections?columns=name,client_properties");
+        int killed = 0;
+        for (JsonNode c : JSON.readTree(r.body())) {
+            if (connectionName.equals(
+                    c.path("client_properties").path("connection_name").asText())) {
+                String name = URLEncoder.encode(c.path("name").asText(), StandardCharsets.UTF_8)
+                        .replace("+", "%20");
+                HttpRequest delete = request("/api/connections/" + name)
+                        .header("X-Reason", "killed by a shove integration test")
+                        .DELETE()
+                        .build();
+                http.send(delete, HttpResponse.BodyHandlers.ofString());
+                killed++;
+            }
+        }
+        return killed;
+    }
+
+    /** How many connections with this client-provided name the broker has. */
+    int connections(String connectionName) throws IOException, InterruptedException {
+        HttpResponse<String> r = managementGet("/api/connections?columns=client_properties");
+        int n = 0;
+        for (JsonNode c : JSON.readTree(r.body())) {
+            if (connectionName.equals(
+                    c.path("client_properties").path("connection_name").asText())) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private HttpResponse<String> managementGet(String path) throws IOException, InterruptedException {
+        return http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder request(String path) {
+        URI base = config.managementApi().orElseThrow();
+        String auth = Base64.getEncoder()
+                .encodeToString((config.managementUsername() + ":" + config.managementPassword())
+                        .getBytes(StandardCharsets.UTF_8));
+        return HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Basic " + auth);
+    }
+
+    private String vhost() {
+        return URLEncoder.encode(config.virtualHost(), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            for (String prefix : created) {
+                for (String queue : queuesStartingWith(prefix)) {
+                    deleteQueue(queue);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            connection.abort();
+        }
+    }
+}

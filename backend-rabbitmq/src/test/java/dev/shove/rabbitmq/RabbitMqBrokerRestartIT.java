@@ -1,0 +1,196 @@
+package dev.shove.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.shove.Broker;
+import dev.shove.ConsumerGroup;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.DeadMessageMetadata;
+import dev.shove.MessageHandler;
+import dev.shove.MessageMetadata;
+import dev.shove.NoContext;
+import dev.shove.Outcome;
+import dev.shove.Topic;
+import dev.shove.conformance.BrokerAvailability;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The one test that restarts the broker ({@code rabbitmqctl stop_app} then {@code start_app}: the node and its
+ * durable queues stay, every connection is closed). Other suites share the broker, so it restarts exactly once.
+ */
+class RabbitMqBrokerRestartIT {
+    record Payment(int n) {}
+
+    private static RabbitAdmin admin;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        admin = RabbitAdmin.connect();
+        String host = URI.create(RabbitAdmin.uri()).getHost();
+        boolean local = host == null || host.equals("127.0.0.1") || host.equals("localhost");
+        boolean ctl = local && rabbitmqctl(Duration.ofSeconds(30), "-q", "status") == 0;
+        if (!ctl) {
+            String why = "restarting RabbitMQ needs rabbitmqctl for a broker on this machine (broker at " + host + ")";
+            if (BrokerAvailability.required()) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
+    }
+
+    @AfterAll
+    static void cleanup() throws Exception {
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    private static int rabbitmqctl(Duration timeout, String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("rabbitmqctl"));
+        command.addAll(List.of(args));
+        Process p;
+        try {
+            p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        } catch (IOException e) {
+            return -1; // not installed
+        }
+        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return -2;
+        }
+        return p.exitValue();
+    }
+
+    @Test
+    @DisplayName("after a broker restart mid-stream the consumers resume by themselves: published = acked + dead")
+    void restartMidStream() throws Exception {
+        Topic<Payment> topic = Topic.builder(admin.unique("restart"), Payment.class)
+                .holdQueue(Duration.ofMillis(500))
+                .dlq()
+                .build();
+        int before = 400;
+        int after = 50;
+        Set<Integer> acked = ConcurrentHashMap.newKeySet();
+        Set<Integer> dead = ConcurrentHashMap.newKeySet();
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger runsAfterRestart = new AtomicInteger();
+        CountDownLatch gateReached = new CountDownLatch(1);
+        CountDownLatch restarted = new CountDownLatch(1);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        String connectionName = admin.unique("restart-conn");
+        try (Broker<RabbitMq> broker = Broker.custom(admin.config(connectionName))
+                .meterRegistry(meters)
+                .connect()) {
+            broker.topology().declare(topic);
+            broker.publisher()
+                    .publishBatch(
+                            topic,
+                            IntStream.range(0, before).mapToObj(Payment::new).toList());
+            ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(2, 2).withPrefetch(5)),
+                    () -> new MessageHandler<Payment, NoContext>() {
+                        @Override
+                        public Outcome handle(Payment p, MessageMetadata meta, NoContext c) throws Exception {
+                            runs.incrementAndGet();
+                            if (restarted.getCount() == 0) {
+                                runsAfterRestart.incrementAndGet();
+                            }
+                            if (p.n() >= 100 && p.n() < before) {
+                                // Hold handlers (and their unacknowledged messages) across the restart.
+                                gateReached.countDown();
+                                restarted.await(120, TimeUnit.SECONDS);
+                            }
+                            if (p.n() % 10 == 7) {
+                                return Outcome.reject("declined");
+                            }
+                            if (p.n() % 10 == 3 && meta.retryCount() == 0) {
+                                return Outcome.retry();
+                            }
+                            acked.add(p.n());
+                            return Outcome.ack();
+                        }
+
+                        @Override
+                        public void handleDead(Payment p, DeadMessageMetadata meta, NoContext c) {
+                            dead.add(p.n());
+                        }
+                    });
+            group.start();
+            assertThat(gateReached.await(60, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(rabbitmqctl(Duration.ofSeconds(60), "stop_app"))
+                    .as("rabbitmqctl stop_app")
+                    .isZero();
+            try {
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> !broker.unwrap(RabbitMqTransport.class)
+                                .orElseThrow()
+                                .isConnected());
+            } finally {
+                assertThat(rabbitmqctl(Duration.ofSeconds(90), "start_app"))
+                        .as("rabbitmqctl start_app")
+                        .isZero();
+                rabbitmqctl(Duration.ofSeconds(90), "-q", "await_startup", "--timeout", "60");
+            }
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            broker.unwrap(RabbitMqTransport.class).orElseThrow().isConnected());
+            restarted.countDown();
+
+            // Publishing works again too.
+            await().atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> broker.publisher()
+                            .publishBatch(
+                                    topic,
+                                    IntStream.range(before, before + after)
+                                            .mapToObj(Payment::new)
+                                            .toList()));
+
+            Set<Integer> published = new HashSet<>();
+            IntStream.range(0, before + after).forEach(published::add);
+            await().atMost(Duration.ofSeconds(120)).until(() -> acked.size() + dead.size() == published.size());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> admin.depth(topic.name()) == 0
+                            && admin.depth(topic.holdTiers().getFirst().queue()) == 0
+                            && admin.depth(topic.dlq().orElseThrow()) == 0);
+            group.stop(Duration.ofSeconds(10));
+
+            Set<Integer> accounted = new HashSet<>(acked);
+            accounted.addAll(dead);
+            assertThat(accounted).as("nothing lost").isEqualTo(published);
+            assertThat(acked).as("nothing both acked and dead").doesNotContainAnyElementsOf(dead);
+            assertThat(dead).hasSize(published.size() / 10);
+            assertThat(runsAfterRestart.get())
+                    .as("the consumers resumed by themselves")
+                    .isPositive();
+            assertThat(meters.get("shove.backend.errors")
+                            .tags("backend", "rabbitmq", "kind", "connection")
+                            .counter()
+                            .count())
+                    .isGreaterThanOrEqualTo(1);
+        }
+    }
+}

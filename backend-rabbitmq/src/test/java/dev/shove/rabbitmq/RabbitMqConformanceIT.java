@@ -1,0 +1,118 @@
+package dev.shove.rabbitmq;
+
+import dev.shove.BrokerConfig;
+import dev.shove.GroupConfig;
+import dev.shove.Topic;
+import dev.shove.conformance.BrokerConformance;
+import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.OutboundMessage;
+import dev.shove.spi.QueueStats;
+import dev.shove.spi.Subscription;
+import dev.shove.spi.SubscriptionRequest;
+import dev.shove.spi.Transport;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The whole conformance kit against the real RabbitMQ. Capability-gated contracts skip themselves: RabbitMQ (classic
+ * queues) has no exact delays (tiers are TTL queues), no delivery counter, no partition/offset coordinates, and no
+ * broker timestamp. Every queue a contract declares is deleted when the class ends.
+ */
+class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
+    private static final Set<Topic<?>> DECLARED = ConcurrentHashMap.newKeySet();
+    private static RabbitAdmin admin;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        admin = RabbitAdmin.connect();
+    }
+
+    @AfterAll
+    static void deleteQueues() throws Exception {
+        if (admin == null) {
+            return;
+        }
+        for (Topic<?> topic : DECLARED) {
+            for (String queue : RabbitAdmin.queuesOf(topic)) {
+                admin.deleteQueue(queue);
+            }
+        }
+        admin.close();
+    }
+
+    /** The backend's settings under test: publisher confirms, the default. */
+    protected RabbitMqConfig rabbitConfig() {
+        return RabbitMqConfig.of(RabbitAdmin.uri());
+    }
+
+    @Override
+    protected final BrokerConfig<RabbitMq> brokerConfig() {
+        RabbitMqConfig config = rabbitConfig();
+        return context -> new Recording(config.open(context));
+    }
+
+    @Override
+    protected GroupConfig<RabbitMq, ?> groupConfig(int min, int max) {
+        return RabbitMqConsumerGroupConfig.of(min, max);
+    }
+
+    @Override
+    protected Duration patience() {
+        return Duration.ofSeconds(20);
+    }
+
+    /** The RabbitMQ transport, remembering every topic declared so that its queues can be deleted afterwards. */
+    private record Recording(Transport delegate) implements Transport {
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+
+        @Override
+        public Capabilities capabilities() {
+            return delegate.capabilities();
+        }
+
+        @Override
+        public void declare(Topic<?> topic) {
+            DECLARED.add(topic);
+            delegate.declare(topic);
+        }
+
+        @Override
+        public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
+            return delegate.publish(topic, message);
+        }
+
+        @Override
+        public List<CompletableFuture<Void>> publishAll(Topic<?> topic, List<OutboundMessage> messages) {
+            return delegate.publishAll(topic, messages);
+        }
+
+        @Override
+        public Subscription subscribe(SubscriptionRequest request, DeliverySink sink) {
+            return delegate.subscribe(request, sink);
+        }
+
+        @Override
+        public QueueStats stats(Topic<?> topic) {
+            return delegate.stats(topic);
+        }
+
+        @Override
+        public void ping(Duration timeout) {
+            delegate.ping(timeout);
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}

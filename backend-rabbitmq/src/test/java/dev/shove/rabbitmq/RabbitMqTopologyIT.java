@@ -1,0 +1,227 @@
+package dev.shove.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.shove.Broker;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.Outcome;
+import dev.shove.PublishException;
+import dev.shove.SequenceFailure;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The objects {@code declare} creates on a real broker, read back through the management API, and its refusals. */
+class RabbitMqTopologyIT {
+    record Msg(String key) {}
+
+    private static RabbitAdmin admin;
+    private static Broker<RabbitMq> broker;
+
+    @BeforeAll
+    static void connect() throws Exception {
+        admin = RabbitAdmin.connect();
+        broker = Broker.connect(admin.config("shove-it-topology"));
+    }
+
+    @AfterAll
+    static void cleanup() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    private static void assertQueue(String name, Map<String, Object> arguments) throws Exception {
+        JsonNode info = admin.queueInfo(name);
+        assertThat(info.path("durable").asBoolean()).as("%s is durable", name).isTrue();
+        assertThat(info.path("auto_delete").asBoolean())
+                .as("%s is not auto-delete", name)
+                .isFalse();
+        assertThat(info.path("exclusive").asBoolean())
+                .as("%s is not exclusive", name)
+                .isFalse();
+        JsonNode args = info.path("arguments");
+        assertThat(args.size()).as("arguments of %s: %s", name, args).isEqualTo(arguments.size());
+        for (Map.Entry<String, Object> a : arguments.entrySet()) {
+            assertThat(args.path(a.getKey()).asText())
+                    .as("%s of %s", a.getKey(), name)
+                    .isEqualTo(String.valueOf(a.getValue()));
+        }
+    }
+
+    @Test
+    @DisplayName("a plain topic declares its durable main queue, one TTL hold queue per tier back to main, and the DLQ")
+    void plainTopic() throws Exception {
+        String name = admin.unique("plain");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(500))
+                .holdQueue(Duration.ofSeconds(30))
+                .dlq()
+                .build();
+        broker.topology().declare(topic);
+        broker.topology().declare(topic); // idempotent
+        assertThat(admin.queuesStartingWith(name))
+                .containsExactlyInAnyOrder(name, name + "-hold-500ms", name + "-hold-30s", name + "-dlq");
+        assertQueue(name, Map.of());
+        assertQueue(name + "-dlq", Map.of());
+        assertQueue(
+                name + "-hold-500ms",
+                Map.of("x-message-ttl", 500, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", name));
+        assertQueue(
+                name + "-hold-30s",
+                Map.of("x-message-ttl", 30000, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", name));
+    }
+
+    @Test
+    @DisplayName("a sequenced topic declares single-active-consumer shards, each with its own tiers, and the DLQ")
+    void sequencedTopic() throws Exception {
+        String name = admin.unique("seq");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(2))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(3)
+                .build();
+        broker.topology().declare(topic);
+        assertThat(admin.queuesStartingWith(name))
+                .containsExactlyInAnyOrder(
+                        name + "-seq-0",
+                        name + "-seq-1",
+                        name + "-seq-2",
+                        name + "-seq-0-hold-2s",
+                        name + "-seq-1-hold-2s",
+                        name + "-seq-2-hold-2s",
+                        name + "-dlq");
+        for (int i = 0; i < 3; i++) {
+            assertQueue(name + "-seq-" + i, Map.of("x-single-active-consumer", true));
+            assertQueue(
+                    name + "-seq-" + i + "-hold-2s",
+                    Map.of(
+                            "x-message-ttl",
+                            2000,
+                            "x-dead-letter-exchange",
+                            "",
+                            "x-dead-letter-routing-key",
+                            name + "-seq-" + i));
+        }
+    }
+
+    @Test
+    @DisplayName("a hold queue that exists with another delay is refused, naming the queue and what differs")
+    void conflictingTier() throws Exception {
+        String name = admin.unique("conflict");
+        admin.declareQueue(
+                name + "-hold-5s",
+                Map.of("x-message-ttl", 6000L, "x-dead-letter-exchange", "", "x-dead-letter-routing-key", name));
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(5))
+                .dlq()
+                .build();
+        assertThatThrownBy(() -> broker.topology().declare(topic))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + name + "-hold-5s'")
+                .hasMessageContaining("x-message-ttl")
+                .hasMessageContaining("6000")
+                .hasMessageContaining("5000");
+        assertThat(admin.queueInfo(name + "-hold-5s")
+                        .path("arguments")
+                        .path("x-message-ttl")
+                        .asLong())
+                .as("the existing queue is left as it is")
+                .isEqualTo(6000);
+    }
+
+    @Test
+    @DisplayName("a sequenced topic declared with fewer shards than exist is refused: their messages would be stranded")
+    void shrinkingShards() {
+        String name = admin.unique("shrink");
+        Topic<Msg> four = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(4)
+                .build();
+        Topic<Msg> two = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(2)
+                .build();
+        broker.topology().declare(four);
+        assertThatThrownBy(() -> broker.topology().declare(two))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("'" + name + "-seq-2'")
+                .hasMessageContaining("routingShards");
+    }
+
+    @Test
+    @DisplayName("publishing to a topic that was never declared fails with a topology error, never silently")
+    void publishUndeclared() {
+        Topic<Msg> topic = Topic.builder(admin.unique("nowhere"), Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        assertThatThrownBy(() -> broker.publisher().publish(topic, new Msg("k")))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + topic.name() + "'")
+                .hasMessageContaining("declare");
+    }
+
+    @Test
+    @DisplayName("registering a consumer on a topic whose queues are gone fails with a topology error")
+    void subscribeUndeclared() throws Exception {
+        Topic<Msg> topic = Topic.builder(admin.unique("gone"), Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        var group = broker.consumerGroup();
+        group.register(
+                topic,
+                ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()).withoutDeadLetterConsumer(),
+                () -> (m, meta, c) -> Outcome.ack());
+        // register declares the topic again, so delete after registering and before starting
+        admin.deleteQueue(topic.name());
+        assertThatThrownBy(group::start)
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + topic.name() + "'")
+                .hasMessageContaining("does not exist");
+        group.close();
+    }
+
+    @Test
+    @DisplayName("a queue that refuses publishes when full makes the broker nack, reported as a refused publish")
+    void brokerNack() throws Exception {
+        String name = admin.unique("nack");
+        admin.declareQueue(name, Map.of("x-max-length", 1, "x-overflow", "reject-publish"));
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .allowMessageLoss()
+                .build();
+        broker.publisher().publish(topic, new Msg("first"));
+        assertThatThrownBy(() -> broker.publisher().publish(topic, new Msg("second")))
+                .isInstanceOf(PublishException.class)
+                .hasMessageContaining("basic.nack")
+                .hasMessageContaining("queue '" + name + "'");
+        assertThat(admin.depth(name)).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a broadcast topic is refused with a clear message")
+    void broadcastRefused() {
+        Topic<Msg> topic =
+                Topic.builder(admin.unique("fanout"), Msg.class).broadcast().build();
+        assertThatThrownBy(() -> broker.topology().declare(topic))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("broadcast");
+    }
+}
