@@ -1,7 +1,5 @@
 package dev.shove;
 
-import com.fasterxml.jackson.annotation.JsonSubTypes;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -20,18 +18,7 @@ import java.util.Objects;
  * </ul>
  *
  * A position that no longer exists (trimmed from the log) is refused and the subscription does not move.
- *
- * <p>Positions travel as JSON inside audit records ({@link AuditLog}), tagged with their kind ({@code "type":
- * "captured"}), so a reader can rebuild them.
  */
-@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
-@JsonSubTypes({
-    @JsonSubTypes.Type(value = Position.Start.class, name = "start"),
-    @JsonSubTypes.Type(value = Position.End.class, name = "end"),
-    @JsonSubTypes.Type(value = Position.Sequence.class, name = "sequence"),
-    @JsonSubTypes.Type(value = Position.Timestamp.class, name = "timestamp"),
-    @JsonSubTypes.Type(value = Position.Captured.class, name = "captured")
-})
 public sealed interface Position {
 
     static Position start() {
