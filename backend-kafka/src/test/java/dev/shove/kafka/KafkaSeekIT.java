@@ -144,4 +144,46 @@ class KafkaSeekIT {
         }
         assertThat(seen).containsExactly(0, 1, 2, 3);
     }
+
+    @Test
+    @DisplayName("with two partitions, andSeek(start) moves both back: every message is handled again")
+    void seekToStartMovesEveryPartition() {
+        String name = KafkaTestSupport.unique("seek2");
+        created.add(name);
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(200))
+                .dlq()
+                .build();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        AtomicBoolean moved = new AtomicBoolean();
+        try (Broker<Kafka> broker = Broker.connect(KafkaConfig.custom(KafkaTestSupport.bootstrap())
+                .partitions(2)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .build())) {
+            broker.topology().declare(topic);
+            broker.publisher()
+                    .publishBatch(
+                            topic, IntStream.range(0, 4).mapToObj(Msg::new).toList());
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
+                    () -> (m, meta, c) -> {
+                        seen.add(m.n());
+                        return m.n() == 2 && moved.compareAndSet(false, true)
+                                ? Outcome.ack().andSeek(Position.start())
+                                : Outcome.ack();
+                    });
+            group.start();
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() >= 6);
+            } catch (RuntimeException e) {
+                System.out.println("SEEN2 " + seen);
+                throw e;
+            }
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(seen).containsAll(List.of(0, 1, 2, 3));
+    }
 }
