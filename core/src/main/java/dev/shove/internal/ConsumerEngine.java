@@ -345,7 +345,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         boolean mine = worker.slot.disarm();
         running.decrementAndGet();
         meters.handlerEnded();
-        Thread.interrupted(); // a late interrupt must not leak into the next message
+        if (Thread.currentThread().isInterrupted()) {
+            // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a
+            // virtual thread, which cost ~10% of a worker's time when done on every message.
+            Thread.interrupted();
+        }
         if (!mine) {
             worker.retired = true;
         }

@@ -1,0 +1,343 @@
+package dev.shove.kafka;
+
+import dev.shove.HoldTier;
+import dev.shove.ShoveHeaders;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings retries back from a topic's hold topics to its main topic when they are due. One per unsequenced topic per
+ * process, running while any consumer of the topic is open there; every relay of a topic, in every process, is a
+ * member of one Kafka consumer group ({@code shove-relay-{topic}}), so the hold partitions are shared between the
+ * processes and a relay that dies is replaced by the others after the session timeout.
+ *
+ * <p>Why a partition is paused until its head is due: a hold topic holds copies of one delay tier, appended in the
+ * order they were made, so their due times ({@code shove-not-before}) rise along each partition. The relay reads a
+ * partition, republishes the records that are due (all headers kept, to the partition they came from), and when the
+ * head record is not due yet it pauses the partition and polls again at most when that record falls due. An offset is
+ * committed only after the republished record is acknowledged by the broker, and only contiguously, so a relay killed
+ * at any moment loses nothing (at worst a record is brought back twice).
+ */
+final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
+    private static final long MAX_WAIT_MS = 100;
+
+    /** The broker's answer to one republished record. */
+    private record Ack(
+            PartitionState state, long offset, @Nullable Throwable failure) {}
+
+    private final KafkaTransport transport;
+    private final Topic<?> topic;
+    private final String groupId;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Thread thread;
+    private final LinkedBlockingQueue<Ack> acks = new LinkedBlockingQueue<>();
+    private volatile boolean closing;
+
+    // Relay thread only.
+    private final Map<TopicPartition, PartitionState> owned = new HashMap<>();
+    private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> waiting = new HashMap<>();
+    private final Set<TopicPartition> pausedParts = new HashSet<>();
+    private int completedSinceCommit;
+    private long firstCompletionNanos;
+    private long relayed;
+
+    HoldRelay(KafkaTransport transport, Topic<?> topic) {
+        this.transport = transport;
+        this.topic = topic;
+        this.groupId = "shove-relay-" + topic.name();
+        this.consumer = new KafkaConsumer<>(
+                transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
+        this.thread = Thread.ofPlatform()
+                .name("shove-kafka-relay-" + topic.name())
+                .daemon()
+                .unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    private void run() {
+        List<String> holdTopics =
+                topic.holdTiers().stream().map(HoldTier::queue).toList();
+        try {
+            consumer.subscribe(holdTopics, this);
+            while (!closing) {
+                applyAcks(0);
+                commitIfDue(false);
+                long waitMs = relayDue();
+                if (completedSinceCommit > 0) {
+                    waitMs =
+                            Math.min(waitMs, transport.config().commitInterval().toMillis());
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.max(1, waitMs)))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    waiting.computeIfAbsent(tp, k -> new ArrayDeque<>()).addLast(r);
+                }
+            }
+        } catch (Throwable t) {
+            if (!closing) {
+                log.error(
+                        "the hold relay of topic '{}' failed; retries wait in its hold topics until a consumer of the"
+                                + " topic starts again: {}",
+                        topic.name(),
+                        t.toString(),
+                        t);
+            }
+        } finally {
+            shutdown();
+        }
+    }
+
+    /** Republishes the due records; pauses partitions whose head is not due. Returns how long to poll for. */
+    private long relayDue() {
+        long now = System.currentTimeMillis();
+        long wait = MAX_WAIT_MS;
+        int mainPartitions = transport.topology().partitions(topic.name());
+        for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : waiting.entrySet()) {
+            TopicPartition tp = e.getKey();
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = e.getValue();
+            PartitionState state = owned.get(tp);
+            if (state == null) {
+                queue.clear();
+                continue;
+            }
+            while (!queue.isEmpty()) {
+                ConsumerRecord<byte[], byte[]> head = queue.peekFirst();
+                long due = notBefore(head);
+                if (due > now) {
+                    wait = Math.min(wait, due - now);
+                    break;
+                }
+                queue.pollFirst();
+                if (state.admit(head.offset())) {
+                    republish(state, head, mainPartitions);
+                }
+            }
+            if (queue.isEmpty()) {
+                if (pausedParts.remove(tp)) {
+                    consumer.resume(List.of(tp));
+                }
+            } else if (pausedParts.add(tp)) {
+                consumer.pause(List.of(tp));
+            }
+        }
+        return wait;
+    }
+
+    private static long notBefore(ConsumerRecord<byte[], byte[]> r) {
+        String v = KafkaHeaders.get(r.headers(), ShoveHeaders.NOT_BEFORE);
+        if (v == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private void republish(PartitionState state, ConsumerRecord<byte[], byte[]> r, int mainPartitions) {
+        Integer partition = null;
+        String original = KafkaHeaders.get(r.headers(), KafkaHeaders.ORIGINAL_PARTITION);
+        if (original != null) {
+            try {
+                int p = Integer.parseInt(original.trim());
+                if (p >= 0 && p < mainPartitions) {
+                    partition = p;
+                }
+            } catch (NumberFormatException e) {
+                // no usable partition: let the partitioner choose
+            }
+        }
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(
+                topic.name(),
+                partition,
+                r.key(),
+                r.value(),
+                new RecordHeaders(r.headers().toArray()));
+        long offset = r.offset();
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, failure)));
+    }
+
+    private void applyAcks(long waitNanos) throws InterruptedException {
+        Ack ack = waitNanos > 0 ? acks.poll(waitNanos, TimeUnit.NANOSECONDS) : acks.poll();
+        while (ack != null) {
+            PartitionState state = ack.state();
+            if (owned.get(state.partition) == state) {
+                if (ack.failure() == null) {
+                    state.complete(ack.offset(), null);
+                    relayed++;
+                    if (completedSinceCommit++ == 0) {
+                        firstCompletionNanos = System.nanoTime();
+                    }
+                } else if (state.markReturned(ack.offset()) && !closing) {
+                    log.warn(
+                            "the hold relay of topic '{}' could not republish {}@{}; reading it again: {}",
+                            topic.name(),
+                            state.partition,
+                            ack.offset(),
+                            ack.failure().toString());
+                    ArrayDeque<ConsumerRecord<byte[], byte[]>> queue = waiting.get(state.partition);
+                    if (queue != null) {
+                        queue.clear();
+                    }
+                    consumer.seek(state.partition, ack.offset());
+                }
+            }
+            ack = acks.poll();
+        }
+    }
+
+    private void commitIfDue(boolean force) {
+        if (!force
+                && (completedSinceCommit == 0
+                        || System.nanoTime() - firstCompletionNanos
+                                < transport.config().commitInterval().toNanos())) {
+            return;
+        }
+        completedSinceCommit = 0;
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
+        if (!offsets.isEmpty()) {
+            consumer.commitAsync(offsets, (done, error) -> {
+                if (error != null) {
+                    log.debug(
+                            "the hold relay of topic '{}' could not commit {}: {}",
+                            topic.name(),
+                            done,
+                            error.toString());
+                    for (TopicPartition tp : offsets.keySet()) {
+                        PartitionState s = owned.get(tp);
+                        if (s != null) {
+                            s.commitFailed();
+                        }
+                    }
+                    completedSinceCommit++;
+                    firstCompletionNanos = System.nanoTime();
+                }
+            });
+        }
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (PartitionState s : states) {
+            long point = s.takeCommit();
+            if (point >= 0) {
+                offsets.put(s.partition, new OffsetAndMetadata(point));
+            }
+        }
+        return offsets;
+    }
+
+    /** Waits (bounded) for the republished records of these partitions to be acknowledged, then commits them. */
+    private void settleAndCommit(Collection<PartitionState> states) {
+        long deadline =
+                System.nanoTime() + transport.config().revocationTimeout().toNanos();
+        try {
+            while (states.stream().anyMatch(s -> s.inFlight() > 0) && System.nanoTime() < deadline) {
+                applyAcks(TimeUnit.MILLISECONDS.toNanos(10));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (PartitionState s : states) {
+            s.commitFailed();
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(states);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets, transport.config().apiTimeout());
+        } catch (RuntimeException e) {
+            log.warn(
+                    "the hold relay of topic '{}' could not commit {}: {}; those retries may be delivered twice",
+                    topic.name(),
+                    offsets,
+                    e.toString());
+        }
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            owned.put(tp, new PartitionState(tp));
+        }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        List<PartitionState> states = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            PartitionState s = owned.get(tp);
+            if (s != null) {
+                states.add(s);
+            }
+        }
+        settleAndCommit(states);
+        forget(partitions);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        forget(partitions);
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            owned.remove(tp);
+            waiting.remove(tp);
+            pausedParts.remove(tp);
+        }
+    }
+
+    private void shutdown() {
+        try {
+            settleAndCommit(new ArrayList<>(owned.values()));
+            owned.clear();
+            consumer.close(CloseOptions.timeout(transport.config().apiTimeout()));
+        } catch (RuntimeException e) {
+            log.warn("closing the hold relay of topic '{}': {}", topic.name(), e.toString());
+        }
+        log.debug("the hold relay of topic '{}' stopped after bringing back {} record(s)", topic.name(), relayed);
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        if (Thread.currentThread() == thread) {
+            return;
+        }
+        try {
+            thread.join(transport.config().apiTimeout().toMillis() + 10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

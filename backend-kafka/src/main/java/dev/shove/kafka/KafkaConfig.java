@@ -1,0 +1,380 @@
+package dev.shove.kafka;
+
+import dev.shove.BrokerConfig;
+import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Settings of the Kafka backend: where the brokers are, how to authenticate, how topics are created and how consumers
+ * commit. Immutable and thread-safe; {@code toString()} never shows secrets.
+ *
+ * <pre>{@code
+ * Broker<Kafka> broker = Broker.connect(KafkaConfig.of("localhost:9092"));
+ *
+ * KafkaConfig config = KafkaConfig.custom("kafka-1:9093,kafka-2:9093")
+ *         .sasl(KafkaSasl.scramSha512("orders-svc", password))
+ *         .ssl(KafkaSsl.ofSystemTruststore())
+ *         .partitions(12)
+ *         .replicationFactor(3)
+ *         .build();
+ * }</pre>
+ *
+ * <p>Defaults: {@value #DEFAULT_PARTITIONS} partitions per topic (a sequenced topic gets one per routing shard), the
+ * broker's default replication factor, offsets committed every {@link #DEFAULT_COMMIT_INTERVAL} or every {@value
+ * #DEFAULT_COMMIT_BATCH} completed records, whichever comes first. {@link Builder#clientProperty} passes any other
+ * {@code kafka-clients} property to every client shove creates (admin, producer, consumers); shove's own settings that
+ * keep its guarantees ({@code enable.auto.commit=false}, {@code acks=all}, idempotence) cannot be overridden.
+ */
+public final class KafkaConfig implements BrokerConfig<Kafka> {
+    /** The bootstrap servers of {@link #ofDefaults()}. */
+    public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
+    /** Partitions of a new unsequenced topic, its hold topics and its dead-letter topic. */
+    public static final int DEFAULT_PARTITIONS = 8;
+    /** The longest a completed record waits before its offset is committed. */
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofMillis(20);
+    /** Completed records after which offsets are committed without waiting for the interval. */
+    public static final int DEFAULT_COMMIT_BATCH = 1000;
+    /** How long a consumer losing partitions in a rebalance waits for their in-flight records to settle. */
+    public static final Duration DEFAULT_REVOCATION_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a partition may go without committing, with records in flight, before it is reported as stalled. */
+    public static final Duration DEFAULT_STALL_THRESHOLD = Duration.ofSeconds(60);
+    /** The consumer group session timeout: how soon the group notices a consumer that died without leaving. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a publish (including the producer's retries) may take before it fails. */
+    public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+    /** How long admin operations (declare, stats) and the connection check may take. */
+    public static final Duration DEFAULT_API_TIMEOUT = Duration.ofSeconds(30);
+
+    private final String bootstrapServers;
+    private final int partitions;
+    private final short replicationFactor;
+    private final @Nullable KafkaSsl ssl;
+    private final @Nullable KafkaSasl sasl;
+    private final Map<String, String> clientProperties;
+    private final @Nullable String messageKeyHeader;
+    private final Duration commitInterval;
+    private final int commitBatch;
+    private final Duration revocationTimeout;
+    private final Duration stallThreshold;
+    private final Duration sessionTimeout;
+    private final Duration deliveryTimeout;
+    private final Duration apiTimeout;
+
+    private KafkaConfig(Builder b) {
+        this.bootstrapServers = b.bootstrapServers;
+        this.partitions = b.partitions == null ? DEFAULT_PARTITIONS : b.partitions;
+        this.replicationFactor = b.replicationFactor == null ? -1 : b.replicationFactor;
+        this.ssl = b.ssl;
+        this.sasl = b.sasl;
+        this.clientProperties = Map.copyOf(b.clientProperties);
+        this.messageKeyHeader = b.messageKeyHeader;
+        this.commitInterval = orDefault(b.commitInterval, DEFAULT_COMMIT_INTERVAL);
+        this.commitBatch = b.commitBatch == null ? DEFAULT_COMMIT_BATCH : b.commitBatch;
+        this.revocationTimeout = orDefault(b.revocationTimeout, DEFAULT_REVOCATION_TIMEOUT);
+        this.stallThreshold = orDefault(b.stallThreshold, DEFAULT_STALL_THRESHOLD);
+        this.sessionTimeout = orDefault(b.sessionTimeout, DEFAULT_SESSION_TIMEOUT);
+        this.deliveryTimeout = orDefault(b.deliveryTimeout, DEFAULT_DELIVERY_TIMEOUT);
+        this.apiTimeout = orDefault(b.apiTimeout, DEFAULT_API_TIMEOUT);
+    }
+
+    private static Duration orDefault(@Nullable Duration value, Duration fallback) {
+        return value == null ? fallback : value;
+    }
+
+    /** Plaintext connection to {@code bootstrapServers} ({@code host:port[,host:port...]}), every other default. */
+    public static KafkaConfig of(String bootstrapServers) {
+        return custom(bootstrapServers).build();
+    }
+
+    /** Plaintext connection to {@value #DEFAULT_BOOTSTRAP}. */
+    public static KafkaConfig ofDefaults() {
+        return of(DEFAULT_BOOTSTRAP);
+    }
+
+    /** Starts a config with options. */
+    public static Builder custom(String bootstrapServers) {
+        return new Builder(bootstrapServers);
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** Partitions of a new unsequenced topic (also of its hold and dead-letter topics). */
+    public int partitions() {
+        return partitions;
+    }
+
+    /** The replication factor of new topics; empty means the broker's {@code default.replication.factor}. */
+    public Optional<Short> replicationFactor() {
+        return replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor);
+    }
+
+    public Optional<KafkaSsl> ssl() {
+        return Optional.ofNullable(ssl);
+    }
+
+    public Optional<KafkaSasl> sasl() {
+        return Optional.ofNullable(sasl);
+    }
+
+    /** The header whose value becomes the record key of messages of unsequenced topics, if one was chosen. */
+    public Optional<String> messageKeyHeader() {
+        return Optional.ofNullable(messageKeyHeader);
+    }
+
+    public Duration commitInterval() {
+        return commitInterval;
+    }
+
+    public int commitBatch() {
+        return commitBatch;
+    }
+
+    public Duration revocationTimeout() {
+        return revocationTimeout;
+    }
+
+    public Duration stallThreshold() {
+        return stallThreshold;
+    }
+
+    public Duration sessionTimeout() {
+        return sessionTimeout;
+    }
+
+    public Duration deliveryTimeout() {
+        return deliveryTimeout;
+    }
+
+    public Duration apiTimeout() {
+        return apiTimeout;
+    }
+
+    /** The raw client properties given with {@link Builder#clientProperty}. */
+    public Map<String, String> clientProperties() {
+        return clientProperties;
+    }
+
+    /**
+     * The properties common to every client: bootstrap servers, security (derived from {@link #ssl()} and {@link
+     * #sasl()}), then the raw client properties.
+     */
+    Map<String, Object> commonProperties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("bootstrap.servers", bootstrapServers);
+        String protocol = ssl != null && sasl != null
+                ? "SASL_SSL"
+                : ssl != null ? "SSL" : sasl != null ? "SASL_PLAINTEXT" : "PLAINTEXT";
+        p.put("security.protocol", protocol);
+        if (ssl != null) {
+            p.putAll(ssl.properties());
+        }
+        if (sasl != null) {
+            p.putAll(sasl.properties());
+        }
+        p.putAll(clientProperties);
+        return p;
+    }
+
+    @Override
+    public Transport open(TransportContext context) {
+        return new KafkaTransport(this, context);
+    }
+
+    /** Whether a client property holds a secret, so {@code toString()} must not show it. */
+    static boolean isSecret(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        return k.contains("password")
+                || k.contains("secret")
+                || k.contains("jaas")
+                || k.contains("token")
+                || k.contains("credential")
+                || k.endsWith(".key")
+                || k.contains("keystore.key");
+    }
+
+    @Override
+    public String toString() {
+        Map<String, String> shown = new TreeMap<>();
+        clientProperties.forEach((k, v) -> shown.put(k, isSecret(k) ? "[redacted]" : v));
+        return "KafkaConfig[bootstrap=" + bootstrapServers + ", partitions=" + partitions + ", replicationFactor="
+                + (replicationFactor < 0 ? "broker default" : replicationFactor)
+                + (ssl == null ? "" : ", ssl=" + ssl)
+                + (sasl == null ? "" : ", sasl=" + sasl)
+                + (messageKeyHeader == null ? "" : ", messageKeyHeader=" + messageKeyHeader)
+                + ", commitInterval=" + commitInterval + ", commitBatch=" + commitBatch
+                + (shown.isEmpty() ? "" : ", clientProperties=" + shown) + "]";
+    }
+
+    /**
+     * Builds a {@link KafkaConfig}. Each setting may be given once; giving it twice fails at once naming the setting.
+     * Not thread-safe.
+     */
+    public static final class Builder {
+        private final String bootstrapServers;
+        private @Nullable Integer partitions;
+        private @Nullable Short replicationFactor;
+        private @Nullable KafkaSsl ssl;
+        private @Nullable KafkaSasl sasl;
+        private final Map<String, String> clientProperties = new LinkedHashMap<>();
+        private @Nullable String messageKeyHeader;
+        private @Nullable Duration commitInterval;
+        private @Nullable Integer commitBatch;
+        private @Nullable Duration revocationTimeout;
+        private @Nullable Duration stallThreshold;
+        private @Nullable Duration sessionTimeout;
+        private @Nullable Duration deliveryTimeout;
+        private @Nullable Duration apiTimeout;
+
+        private Builder(String bootstrapServers) {
+            Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+            if (bootstrapServers.isBlank()) {
+                throw new IllegalArgumentException(
+                        "Kafka bootstrap servers must not be blank; give host:port[,host:port...]");
+            }
+            this.bootstrapServers = bootstrapServers.strip();
+        }
+
+        private static void once(@Nullable Object current, String name) {
+            if (current != null) {
+                throw new IllegalStateException("KafkaConfig " + name + " was already set to " + current);
+            }
+        }
+
+        /** Partitions of new unsequenced topics, their hold and dead-letter topics (default 8). */
+        public Builder partitions(int partitions) {
+            once(this.partitions, "partitions");
+            if (partitions < 1) {
+                throw new IllegalArgumentException("Kafka partitions must be at least 1, was " + partitions);
+            }
+            this.partitions = partitions;
+            return this;
+        }
+
+        /** The replication factor of new topics (default: the broker's {@code default.replication.factor}). */
+        public Builder replicationFactor(int replicationFactor) {
+            once(this.replicationFactor, "replicationFactor");
+            if (replicationFactor < 1 || replicationFactor > Short.MAX_VALUE) {
+                throw new IllegalArgumentException(
+                        "Kafka replication factor must be between 1 and 32767, was " + replicationFactor);
+            }
+            this.replicationFactor = (short) replicationFactor;
+            return this;
+        }
+
+        /** Connects with TLS. */
+        public Builder ssl(KafkaSsl ssl) {
+            once(this.ssl, "ssl");
+            this.ssl = Objects.requireNonNull(ssl, "ssl");
+            return this;
+        }
+
+        /** Authenticates with SASL (PLAIN or SCRAM). */
+        public Builder sasl(KafkaSasl sasl) {
+            once(this.sasl, "sasl");
+            this.sasl = Objects.requireNonNull(sasl, "sasl");
+            return this;
+        }
+
+        /**
+         * Any {@code kafka-clients} property for every client (admin, producer, consumers), e.g. {@code
+         * client.rack}, {@code fetch.max.bytes}. Properties shove needs for its guarantees win over these.
+         */
+        public Builder clientProperty(String key, String value) {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+            if (clientProperties.containsKey(key)) {
+                throw new IllegalStateException("KafkaConfig client property '" + key + "' was already set");
+            }
+            clientProperties.put(key, value);
+            return this;
+        }
+
+        /**
+         * Uses the value of this (user) header as the Kafka record key of messages of unsequenced topics, so that
+         * messages with the same value share a partition. Sequenced topics always use their sequence key.
+         */
+        public Builder messageKeyHeader(String header) {
+            once(this.messageKeyHeader, "messageKeyHeader");
+            Objects.requireNonNull(header, "header");
+            if (header.isBlank()) {
+                throw new IllegalArgumentException("Kafka messageKeyHeader must not be blank");
+            }
+            this.messageKeyHeader = header;
+            return this;
+        }
+
+        /** The longest a completed record waits for its offset commit (default 20 ms). */
+        public Builder commitInterval(Duration interval) {
+            once(this.commitInterval, "commitInterval");
+            this.commitInterval = positive(interval, "commitInterval");
+            return this;
+        }
+
+        /** Completed records that trigger a commit before the interval is up (default 1000). */
+        public Builder commitBatch(int records) {
+            once(this.commitBatch, "commitBatch");
+            if (records < 1) {
+                throw new IllegalArgumentException("Kafka commitBatch must be at least 1, was " + records);
+            }
+            this.commitBatch = records;
+            return this;
+        }
+
+        /** How long a consumer losing partitions waits for their in-flight records (default 10 s). */
+        public Builder revocationTimeout(Duration timeout) {
+            once(this.revocationTimeout, "revocationTimeout");
+            this.revocationTimeout = positive(timeout, "revocationTimeout");
+            return this;
+        }
+
+        /** How long a partition may go without committing before a WARN and the stalled gauge (default 60 s). */
+        public Builder stallThreshold(Duration threshold) {
+            once(this.stallThreshold, "stallThreshold");
+            this.stallThreshold = positive(threshold, "stallThreshold");
+            return this;
+        }
+
+        /** The consumer group session timeout (default 10 s). */
+        public Builder sessionTimeout(Duration timeout) {
+            once(this.sessionTimeout, "sessionTimeout");
+            this.sessionTimeout = positive(timeout, "sessionTimeout");
+            return this;
+        }
+
+        /** How long one publish, retries included, may take (default 30 s). */
+        public Builder deliveryTimeout(Duration timeout) {
+            once(this.deliveryTimeout, "deliveryTimeout");
+            this.deliveryTimeout = positive(timeout, "deliveryTimeout");
+            return this;
+        }
+
+        /** How long admin operations and the connection check may take (default 30 s). */
+        public Builder apiTimeout(Duration timeout) {
+            once(this.apiTimeout, "apiTimeout");
+            this.apiTimeout = positive(timeout, "apiTimeout");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("KafkaConfig " + name + " must be positive, was " + d);
+            }
+            return d;
+        }
+
+        public KafkaConfig build() {
+            return new KafkaConfig(this);
+        }
+    }
+}

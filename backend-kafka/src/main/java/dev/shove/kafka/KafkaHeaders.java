@@ -1,0 +1,62 @@
+package dev.shove.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How shove's string headers travel as Kafka record headers (UTF-8 bytes), and the headers the Kafka backend adds for
+ * itself. Those all start with {@value #PREFIX} and are never shown to handlers of the main topic.
+ */
+final class KafkaHeaders {
+    /** The prefix of the headers the Kafka backend writes for itself. */
+    static final String PREFIX = "shove-kafka-";
+    /**
+     * On hold copies and the records the relay brings back: the Kafka group id the retry belongs to. Consumers of
+     * other groups of the same topic skip such a record (they handled the original already).
+     */
+    static final String GROUP = "shove-kafka-group";
+    /** On hold copies and dead letters: the partition of the main topic the record was read from. */
+    static final String ORIGINAL_PARTITION = "shove-kafka-original-partition";
+    /** On dead letters: the offset of the record in the main topic's partition. */
+    static final String ORIGINAL_OFFSET = "shove-kafka-original-offset";
+
+    private KafkaHeaders() {}
+
+    /** Kafka headers from shove's headers, every value as UTF-8. */
+    static Headers toKafka(Map<String, String> headers) {
+        RecordHeaders out = new RecordHeaders();
+        headers.forEach((k, v) -> out.add(k, v.getBytes(StandardCharsets.UTF_8)));
+        return out;
+    }
+
+    /**
+     * Shove's headers from a record's: values decoded as UTF-8, the last one winning when a name repeats; with {@code
+     * hideInternal}, the backend's own headers are left out.
+     */
+    static Map<String, String> fromKafka(Headers headers, boolean hideInternal) {
+        Map<String, String> out = new HashMap<>(8);
+        for (Header h : headers) {
+            String key = h.key();
+            if (hideInternal && key.startsWith(PREFIX)) {
+                continue;
+            }
+            byte[] value = h.value();
+            out.put(key, value == null ? "" : new String(value, StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /** One header's value as a string, or null when absent. */
+    static @Nullable String get(Headers headers, String key) {
+        Header h = headers.lastHeader(key);
+        if (h == null || h.value() == null) {
+            return null;
+        }
+        return new String(h.value(), StandardCharsets.UTF_8);
+    }
+}

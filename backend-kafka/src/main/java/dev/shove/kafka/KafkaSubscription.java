@@ -1,0 +1,984 @@
+package dev.shove.kafka;
+
+import dev.shove.Position;
+import dev.shove.ShoveException;
+import dev.shove.Topic;
+import dev.shove.spi.Delivery;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.SettleCallback;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
+import dev.shove.spi.SubscriptionRequest;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consumer of a topic (or of its dead-letter topic): one {@code KafkaConsumer}, a member of the Kafka consumer
+ * group, driven by one platform thread named {@code shove-kafka-poll-{consumerId}} that never runs handlers.
+ *
+ * <p>Why everything goes through the poll thread: {@code KafkaConsumer} is single-threaded, while settlements arrive
+ * on many handler threads. {@link #settle} therefore only produces the copies (the producer is thread-safe) and puts
+ * a small note on a queue; the poll thread applies the notes to the {@link PartitionState partition states}, commits
+ * the contiguous prefix of each partition (coalesced: every {@code commitInterval} or {@code commitBatch} records),
+ * and calls the settle callbacks once the commit is confirmed.
+ *
+ * <p>Flow control: at most {@code window} records are handed to the engine and not yet settled. Records fetched
+ * beyond the window wait in a small backlog, and every assigned partition is paused while the window is full or the
+ * backlog is not empty, so the poll loop keeps polling (group liveness) without fetching more.
+ *
+ * <p>A returned record (shutdown, or a copy the broker refused) is read again: the poll thread seeks its partition
+ * back to the lowest returned offset, and the re-read records that are still in flight or done are not handed out a
+ * second time. A partition lost in a rebalance first has its unstarted records withdrawn from the engine, then waits
+ * (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets go.
+ */
+final class KafkaSubscription implements Subscription, ConsumerRebalanceListener {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSubscription.class);
+
+    /** How long the poll thread blocks in {@code poll} when it has room and nothing else to do. */
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
+    private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private static final long STALL_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    /** A note from a settling thread to the poll thread. */
+    private record Note(
+            KafkaDelivery delivery,
+            SettleCallback callback,
+            boolean done,
+            @Nullable Throwable failure) {}
+
+    private final KafkaTransport transport;
+    private final SubscriptionRequest request;
+    private final DeliverySink sink;
+    private final String groupId;
+    private final byte[] groupIdBytes;
+    private final String queue;
+    private final boolean main;
+    /** A broadcast subscriber: its own reader of every partition from the end (or its start position), no group. */
+    private final boolean broadcast;
+
+    private final int window;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Thread pollThread;
+    private final MeterRegistry registry;
+    private final Gauge stalledGauge;
+
+    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final ReentrantLock deliverLock = new ReentrantLock();
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private final CountDownLatch joined = new CountDownLatch(1);
+    private volatile boolean paused;
+    private volatile boolean closing;
+    private volatile boolean terminated;
+    private volatile boolean sleeping;
+    private volatile int stalled;
+
+    // Poll thread only.
+    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog = new ArrayDeque<>();
+    private final Map<Integer, Long> seeks = new HashMap<>();
+    private final List<SettleCallback> ready = new ArrayList<>();
+    private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
+    private boolean consumerPaused;
+    private boolean startApplied;
+    private int completedSinceCommit;
+    private long firstCompletionNanos;
+    private long lastPollNanos;
+    private long lastStallCheckNanos = System.nanoTime();
+
+    KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
+        this.transport = transport;
+        this.request = request;
+        this.sink = sink;
+        this.groupId = groupId;
+        this.groupIdBytes = groupId.getBytes(StandardCharsets.UTF_8);
+        this.queue = request.queue();
+        this.main = request.source() == SubscriptionRequest.Source.MAIN;
+        this.window = request.window();
+        this.broadcast = request.topic().isBroadcast();
+        Map<String, Object> properties = transport.consumerProperties(
+                groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500));
+        if (broadcast) {
+            properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
+        }
+        this.consumer = new KafkaConsumer<>(properties);
+        this.registry = transport.context().meterRegistry();
+        this.stalledGauge = Gauge.builder("shove.kafka.partitions.stalled", this, s -> s.stalled)
+                .description("partitions of this consumer whose commit point has not moved for stallThreshold while"
+                        + " records were pending")
+                .tag("topic", queue)
+                .tag("consumer", request.consumerId())
+                .register(registry);
+        this.pollThread = Thread.ofPlatform()
+                .name("shove-kafka-poll-" + request.consumerId())
+                .daemon()
+                .unstarted(this::run);
+    }
+
+    void start() {
+        pollThread.start();
+    }
+
+    /**
+     * Waits until this consumer has joined its group and received its first assignment (possibly empty), up to
+     * {@code timeout}; true if it has. A group whose consumers all returned from here shares its partitions at once,
+     * instead of the first consumer taking every record while the others are still joining.
+     */
+    boolean awaitJoined(Duration timeout) {
+        try {
+            return joined.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    Topic<?> topic() {
+        return request.topic();
+    }
+
+    String groupId() {
+        return groupId;
+    }
+
+    boolean isMain() {
+        return main;
+    }
+
+    // ---------------------------------------------------------------- engine side (any thread)
+
+    @Override
+    public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
+        if (!(delivery instanceof KafkaDelivery d) || d.owner != this) {
+            throw new IllegalArgumentException("delivery " + delivery.deliveryId() + " does not belong to consumer "
+                    + request.consumerId() + " of topic '" + queue + "'");
+        }
+        outstanding.decrementAndGet();
+        if (terminated) {
+            callback.settled(new ShoveException("consumer " + request.consumerId() + " of topic '" + queue
+                    + "' is closed; record " + d.deliveryId() + " will be delivered again"));
+            return;
+        }
+        if (owned.get(d.partition()) != d.state && !d.state.isMoved()) {
+            callback.settled(new ShoveException("partition " + d.partition() + " of topic '" + queue
+                    + "' was revoked from consumer " + request.consumerId() + "; record " + d.deliveryId()
+                    + " will be delivered again by its new owner"));
+            return;
+        }
+        if (settlement.action() == Settlement.Action.RETURN) {
+            enqueue(new Note(d, callback, false, null));
+            return;
+        }
+        List<Settlement.Copy> copies = settlement.copies();
+        if (copies.isEmpty()) {
+            enqueue(new Note(d, callback, true, null));
+            return;
+        }
+        transport.produceCopies(this, d, copies, failure -> {
+            if (failure == null) {
+                enqueue(new Note(d, callback, true, null));
+            } else {
+                // The copy is not safe on the broker: the original must be read again, not committed.
+                enqueue(new Note(d, callback, false, failure));
+            }
+        });
+    }
+
+    private void enqueue(Note note) {
+        notes.add(note);
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
+        }
+        if (terminated) {
+            applyLateNotes(); // the poll thread has finished: answer the note here
+        }
+    }
+
+    /** A move asked by the engine, carried out on the poll thread. */
+    private record SeekRequest(Position position, List<Delivery> abandoned, CompletableFuture<Void> done) {}
+
+    /**
+     * Moves this consumer's partitions ({@link Position#sequence} and {@link Position#start()} / {@link
+     * Position#end()} / {@link Position#timestamp}: every assigned partition; a {@link Position.Captured captured}
+     * position: its partition only). Carried out by the poll thread; the caller waits for it. The new position is
+     * committed at once, so the whole group goes on from there.
+     */
+    @Override
+    public void seek(Position position, List<Delivery> abandoned) {
+        if (closing || terminated) {
+            throw new IllegalStateException(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' is closing and cannot move");
+        }
+        SeekRequest seek = new SeekRequest(position, List.copyOf(abandoned), new CompletableFuture<>());
+        seekRequests.add(seek);
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
+        }
+        try {
+            seek.done().get(transport.config().apiTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new ShoveException("moving consumer " + request.consumerId() + " failed: " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ShoveException("interrupted while moving consumer " + request.consumerId(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new ShoveException(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' did not move within "
+                            + transport.config().apiTimeout(),
+                    e);
+        }
+    }
+
+    /** Carries out the engine's moves (poll thread). */
+    private void applySeekRequests() {
+        SeekRequest seek = seekRequests.poll();
+        while (seek != null) {
+            try {
+                Position position = seek.position();
+                List<TopicPartition> targets = new ArrayList<>();
+                if (position instanceof Position.Captured captured) {
+                    PartitionState state = owned.get(captured.partition());
+                    if (!captured.queue().equals(queue) || state == null) {
+                        throw new IllegalArgumentException("position " + captured + " is not in a partition of topic '"
+                                + queue + "' assigned to consumer " + request.consumerId());
+                    }
+                    targets.add(state.partition);
+                } else {
+                    for (PartitionState state : owned.values()) {
+                        targets.add(state.partition);
+                    }
+                }
+                moveTo(position, targets); // throws before anything changed when the position does not exist
+                Set<Integer> moved = new HashSet<>();
+                for (TopicPartition tp : targets) {
+                    moved.add(tp.partition());
+                }
+                for (Delivery d : seek.abandoned()) {
+                    KafkaDelivery kd = (KafkaDelivery) d;
+                    outstanding.decrementAndGet();
+                    if (!moved.contains(kd.partition()) && owned.get(kd.partition()) == kd.state) {
+                        // withdrawn from a partition that does not move: read it again
+                        kd.state.markReturned(kd.offset());
+                        seeks.merge(kd.partition(), kd.offset(), Math::min);
+                    }
+                }
+                backlog.removeIf(r -> moved.contains(r.partition()));
+                // Records of the moved partitions handed out after the engine dropped its unstarted ones: take them
+                // back too, or they would run after the move with their old positions.
+                List<Delivery> late = sink.withdraw(d -> d instanceof KafkaDelivery kd
+                        && kd.owner == this
+                        && moved.contains(kd.partition())
+                        && owned.get(kd.partition()) == kd.state);
+                outstanding.addAndGet(-late.size());
+                for (TopicPartition tp : targets) {
+                    PartitionState old = owned.get(tp.partition());
+                    if (old != null) {
+                        old.markMoved();
+                        old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
+                    }
+                    owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
+                }
+                countCompletion(); // commit the new positions soon
+                if (!seeks.isEmpty()) {
+                    applySeeks();
+                }
+                seek.done().complete(null);
+            } catch (RuntimeException e) {
+                seek.done().completeExceptionally(e);
+            }
+            seek = seekRequests.poll();
+        }
+    }
+
+    /**
+     * Seeks {@code partitions} to {@code position}; throws {@link IllegalArgumentException}, having moved nothing,
+     * when the position is not in the log (trimmed, or past the end).
+     */
+    private void moveTo(Position position, Collection<TopicPartition> partitions) {
+        switch (position) {
+            case Position.Start s -> consumer.seekToBeginning(partitions);
+            case Position.End e -> consumer.seekToEnd(partitions);
+            case Position.Sequence sequence -> {
+                checkInLog(partitions, sequence.sequence(), position);
+                for (TopicPartition tp : partitions) {
+                    consumer.seek(tp, sequence.sequence());
+                }
+            }
+            case Position.Captured captured -> {
+                checkInLog(partitions, captured.offset(), position);
+                for (TopicPartition tp : partitions) {
+                    consumer.seek(tp, captured.offset());
+                }
+            }
+            case Position.Timestamp t -> {
+                Map<TopicPartition, Long> times = new HashMap<>();
+                for (TopicPartition tp : partitions) {
+                    times.put(tp, t.time().toEpochMilli());
+                }
+                Map<TopicPartition, OffsetAndTimestamp> found =
+                        consumer.offsetsForTimes(times, transport.config().apiTimeout());
+                List<TopicPartition> none = new ArrayList<>();
+                for (TopicPartition tp : partitions) {
+                    OffsetAndTimestamp at = found.get(tp);
+                    if (at == null) {
+                        none.add(tp);
+                    } else {
+                        consumer.seek(tp, at.offset());
+                    }
+                }
+                if (!none.isEmpty()) {
+                    consumer.seekToEnd(none); // nothing at or after that time yet
+                }
+            }
+        }
+    }
+
+    private void checkInLog(Collection<TopicPartition> partitions, long offset, Position position) {
+        Duration timeout = transport.config().apiTimeout();
+        Map<TopicPartition, Long> first = consumer.beginningOffsets(partitions, timeout);
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+        for (TopicPartition tp : partitions) {
+            if (offset < first.getOrDefault(tp, 0L) || offset > end.getOrDefault(tp, 0L)) {
+                throw new IllegalArgumentException("position " + position + " is not in partition " + tp.partition()
+                        + " of topic '" + queue + "', which holds offsets " + first.get(tp) + " to "
+                        + end.get(tp));
+            }
+        }
+    }
+
+    @Override
+    public void pause() {
+        deliverLock.lock();
+        try {
+            paused = true;
+        } finally {
+            deliverLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closeCalled.compareAndSet(false, true)) {
+            awaitFinished();
+            return;
+        }
+        pause();
+        closing = true;
+        awaitFinished();
+        registry.remove(stalledGauge);
+        transport.closed(this);
+    }
+
+    private void awaitFinished() {
+        if (Thread.currentThread() == pollThread) {
+            return;
+        }
+        try {
+            long wait = transport.config().apiTimeout().toMillis() + 10_000;
+            if (!finished.await(wait, TimeUnit.MILLISECONDS)) {
+                log.warn("consumer {} of topic '{}' did not stop within {} ms", request.consumerId(), queue, wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- poll thread
+
+    private void run() {
+        try {
+            if (broadcast) {
+                assignEverything();
+            } else {
+                consumer.subscribe(List.of(queue), this);
+            }
+            while (!closing) {
+                applyNotes(0);
+                deliverBacklog();
+                commitIfDue(false);
+                checkStalls();
+                updatePause();
+                if (consumerPaused) {
+                    applyNotes(TimeUnit.MILLISECONDS.toNanos(20));
+                    if (System.nanoTime() - lastPollNanos >= PAUSED_POLL_NANOS) {
+                        poll(Duration.ZERO);
+                    }
+                } else {
+                    poll(completedSinceCommit > 0 ? transport.config().commitInterval() : POLL_TIMEOUT);
+                }
+            }
+        } catch (Throwable t) {
+            if (!closing) {
+                log.error("consumer {} of topic '{}' failed: {}", request.consumerId(), queue, t.toString(), t);
+                closing = true;
+                sink.failed(new ShoveException(
+                        "Kafka consumer " + request.consumerId() + " of topic '" + queue + "' failed: " + t, t));
+            }
+        } finally {
+            shutdown();
+        }
+    }
+
+    private void poll(Duration timeout) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        lastPollNanos = System.nanoTime();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            backlog.addLast(r);
+        }
+    }
+
+    /** Hands backlog records to the engine while the window has room. */
+    private void deliverBacklog() {
+        if (backlog.isEmpty()) {
+            return;
+        }
+        deliverLock.lock();
+        try {
+            if (paused || !seekRequests.isEmpty()) {
+                return; // a move is pending: hand out nothing from the old positions
+            }
+            int room = window - outstanding.get();
+            if (room <= 0) {
+                return;
+            }
+            List<Delivery> batch = new ArrayList<>(Math.min(room, backlog.size()));
+            while (room > 0 && !backlog.isEmpty()) {
+                ConsumerRecord<byte[], byte[]> r = backlog.pollFirst();
+                PartitionState state = owned.get(r.partition());
+                if (state == null) {
+                    continue; // revoked meanwhile
+                }
+                if (main && !addressedToUs(r)) {
+                    state.skip(r.offset());
+                    countCompletion();
+                    continue;
+                }
+                if (!state.admit(r.offset())) {
+                    continue; // re-read after a seek; still in flight or done
+                }
+                batch.add(new KafkaDelivery(this, state, r, main));
+                room--;
+            }
+            if (!batch.isEmpty()) {
+                outstanding.addAndGet(batch.size());
+                sink.deliverAll(batch);
+            }
+        } finally {
+            deliverLock.unlock();
+        }
+    }
+
+    /**
+     * A broadcast subscriber takes every partition itself and starts at the end (what is published from now on) or at
+     * its start position; the positions are resolved before {@link #awaitJoined} returns, so nothing published after
+     * the subscription opened is missed.
+     */
+    private void assignEverything() {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (var info : consumer.partitionsFor(queue, transport.config().apiTimeout())) {
+            partitions.add(new TopicPartition(queue, info.partition()));
+        }
+        consumer.assign(partitions);
+        for (TopicPartition tp : partitions) {
+            owned.put(tp.partition(), new PartitionState(tp));
+        }
+        startApplied = true;
+        Position start = request.startAt();
+        try {
+            moveTo(start == null ? Position.end() : start, partitions);
+        } catch (IllegalArgumentException e) {
+            log.warn(
+                    "broadcast subscriber {} of topic '{}' cannot start at {}: {}; it starts at the end",
+                    request.consumerId(),
+                    queue,
+                    start,
+                    e.getMessage());
+            consumer.seekToEnd(partitions);
+        }
+        for (TopicPartition tp : partitions) {
+            consumer.position(tp, transport.config().apiTimeout()); // resolve now, not at the first fetch
+        }
+        joined.countDown();
+    }
+
+    /** A retry brought back by the hold relay carries the group it belongs to; other groups skip it. */
+    private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
+        Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
+        return h == null || h.value() == null || Arrays.equals(h.value(), groupIdBytes);
+    }
+
+    /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
+    private void applyNotes(long waitNanos) throws InterruptedException {
+        Note note = notes.poll();
+        if (note == null && waitNanos > 0) {
+            // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
+            sleeping = true;
+            if (notes.isEmpty() && seekRequests.isEmpty()) {
+                LockSupport.parkNanos(this, waitNanos);
+            }
+            sleeping = false;
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            note = notes.poll();
+        }
+        while (note != null) {
+            apply(note);
+            note = notes.poll();
+        }
+        if (!seekRequests.isEmpty()) {
+            applySeekRequests();
+        }
+        if (!seeks.isEmpty()) {
+            applySeeks();
+        }
+        if (paused) {
+            for (PartitionState state : owned.values()) {
+                state.takeBlocked(returnedCallbacks);
+            }
+            fail(
+                    returnedCallbacks,
+                    "an earlier record of its partition went back to the broker, so its offset"
+                            + " cannot be committed; it will be delivered again");
+        }
+        if (!ready.isEmpty()) {
+            succeed(ready);
+        }
+    }
+
+    private void apply(Note note) {
+        KafkaDelivery d = note.delivery();
+        PartitionState state = owned.get(d.partition());
+        if (state != d.state && d.state.isMoved()) {
+            // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
+            if (note.failure() != null) {
+                note.callback().settled(note.failure());
+            } else {
+                ready.add(note.callback());
+            }
+            return;
+        }
+        if (state != d.state) {
+            fail(
+                    note.callback(),
+                    "partition " + d.partition() + " was revoked before record " + d.deliveryId()
+                            + " could be committed; it will be delivered again by its new owner");
+            return;
+        }
+        if (note.done()) {
+            if (broadcast) {
+                // Nothing is committed for a broadcast subscriber: settled is settled.
+                state.complete(d.offset(), null);
+                ready.add(note.callback());
+            } else if (state.complete(d.offset(), note.callback())) {
+                countCompletion();
+            } else {
+                fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
+            }
+            return;
+        }
+        state.markReturned(d.offset());
+        seeks.merge(d.partition(), d.offset(), Math::min);
+        if (note.failure() != null) {
+            note.callback().settled(note.failure());
+        } else {
+            ready.add(note.callback());
+        }
+    }
+
+    private void countCompletion() {
+        if (completedSinceCommit++ == 0) {
+            firstCompletionNanos = System.nanoTime();
+        }
+    }
+
+    /** Reads returned records again: seek each partition back to its lowest returned offset. */
+    private void applySeeks() {
+        if (paused) {
+            seeks.clear(); // stopping: the next owner reads them from the committed offset
+            return;
+        }
+        for (Map.Entry<Integer, Long> e : seeks.entrySet()) {
+            int partition = e.getKey();
+            long offset = e.getValue();
+            PartitionState state = owned.get(partition);
+            if (state == null) {
+                continue;
+            }
+            backlog.removeIf(r -> r.partition() == partition && r.offset() >= offset);
+            consumer.seek(state.partition, offset);
+        }
+        seeks.clear();
+    }
+
+    private void commitIfDue(boolean force) {
+        if (broadcast) {
+            return;
+        }
+        if (!force) {
+            if (completedSinceCommit == 0) {
+                return;
+            }
+            if (completedSinceCommit < transport.config().commitBatch()
+                    && System.nanoTime() - firstCompletionNanos
+                            < transport.config().commitInterval().toNanos()) {
+                return;
+            }
+        }
+        completedSinceCommit = 0;
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
+        if (offsets.isEmpty()) {
+            return;
+        }
+        consumer.commitAsync(offsets, (committed, error) -> {
+            if (error == null) {
+                onCommitted(committed);
+            } else {
+                log.debug("commit of {} on topic '{}' failed: {}", committed, queue, error.toString());
+                for (TopicPartition tp : offsets.keySet()) {
+                    PartitionState state = owned.get(tp.partition());
+                    if (state != null) {
+                        state.commitFailed();
+                    }
+                }
+                countCompletion();
+            }
+        });
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (PartitionState state : states) {
+            long point = state.takeCommit();
+            if (point >= 0) {
+                offsets.put(state.partition, new OffsetAndMetadata(point));
+            }
+        }
+        return offsets;
+    }
+
+    private void onCommitted(Map<TopicPartition, OffsetAndMetadata> committed) {
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+            PartitionState state = owned.get(e.getKey().partition());
+            if (state != null) {
+                state.committed(e.getValue().offset(), ready);
+            }
+        }
+        succeed(ready);
+    }
+
+    /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
+    private void commitNow(Collection<PartitionState> states) {
+        if (broadcast) {
+            return;
+        }
+        for (PartitionState state : states) {
+            state.commitFailed(); // resend the current point even if an async commit of it is still in flight
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(states);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets, transport.config().apiTimeout());
+            for (PartitionState state : states) {
+                OffsetAndMetadata om = offsets.get(state.partition);
+                if (om != null) {
+                    state.committed(om.offset(), ready);
+                }
+            }
+            succeed(ready);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "consumer {} could not commit {} on topic '{}': {}; those records will be delivered again",
+                    request.consumerId(),
+                    offsets,
+                    queue,
+                    e.toString());
+        }
+    }
+
+    private void updatePause() {
+        boolean hold = paused || !backlog.isEmpty() || outstanding.get() >= window;
+        if (hold && !consumerPaused) {
+            consumer.pause(consumer.assignment());
+            consumerPaused = true;
+        } else if (!hold && consumerPaused) {
+            consumer.resume(consumer.assignment());
+            consumerPaused = false;
+        }
+    }
+
+    private void checkStalls() {
+        long now = System.nanoTime();
+        if (now - lastStallCheckNanos < STALL_CHECK_NANOS) {
+            return;
+        }
+        lastStallCheckNanos = now;
+        long threshold = transport.config().stallThreshold().toNanos();
+        int count = 0;
+        for (PartitionState state : owned.values()) {
+            long age = state.stalledNanos(now);
+            if (age >= threshold) {
+                count++;
+                if (state.reportStall()) {
+                    log.warn(
+                            "partition {} of topic '{}' (consumer {}, group '{}') has not committed past offset {} for"
+                                    + " {} s; {} record(s) wait behind it (a handler still running, or a key"
+                                    + " waiting out a retry)",
+                            state.partition.partition(),
+                            queue,
+                            request.consumerId(),
+                            groupId,
+                            state.firstPending(),
+                            TimeUnit.NANOSECONDS.toSeconds(age),
+                            state.pending());
+                }
+            }
+        }
+        stalled = count;
+    }
+
+    // ---------------------------------------------------------------- rebalances (poll thread, inside poll)
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        joined.countDown();
+        for (TopicPartition tp : partitions) {
+            owned.put(tp.partition(), new PartitionState(tp));
+        }
+        Position start = request.startAt();
+        if (!startApplied && !partitions.isEmpty()) {
+            // The start position applies to the partitions of this consumer's first assignment only: partitions that
+            // move to it later in a rebalance go on from the group's committed offsets.
+            startApplied = true;
+            if (start != null) {
+                try {
+                    moveTo(start, partitions);
+                    log.info("consumer {} of topic '{}' starts at {}", request.consumerId(), queue, start);
+                } catch (RuntimeException e) {
+                    log.warn(
+                            "consumer {} of topic '{}' cannot start at {}: {}; it starts at the group's offsets",
+                            request.consumerId(),
+                            queue,
+                            start,
+                            e.getMessage());
+                }
+            }
+        }
+        if (consumerPaused && !partitions.isEmpty()) {
+            consumer.pause(partitions);
+        }
+        if (!partitions.isEmpty()) {
+            log.debug("consumer {} of topic '{}' got partitions {}", request.consumerId(), queue, partitions);
+        }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        letGo(partitions, true);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        letGo(partitions, false);
+    }
+
+    private void letGo(Collection<TopicPartition> partitions, boolean commit) {
+        Set<Integer> numbers = new HashSet<>();
+        List<PartitionState> states = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            numbers.add(tp.partition());
+            PartitionState state = owned.get(tp.partition());
+            if (state != null) {
+                states.add(state);
+            }
+        }
+        backlog.removeIf(r -> numbers.contains(r.partition()));
+        List<Delivery> withdrawn = sink.withdraw(
+                d -> d instanceof KafkaDelivery kd && kd.owner == this && numbers.contains(kd.partition()));
+        for (Delivery d : withdrawn) {
+            KafkaDelivery kd = (KafkaDelivery) d;
+            kd.state.markReturned(kd.offset());
+        }
+        outstanding.addAndGet(-withdrawn.size());
+        if (commit) {
+            long deadline =
+                    System.nanoTime() + transport.config().revocationTimeout().toNanos();
+            try {
+                while (inFlight(states) > 0 && System.nanoTime() < deadline) {
+                    applyNotes(TimeUnit.MILLISECONDS.toNanos(10));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            int left = inFlight(states);
+            if (left > 0) {
+                log.warn(
+                        "consumer {} lost partitions {} of topic '{}' with {} record(s) still in flight after {}; they"
+                                + " will be delivered again to the new owner",
+                        request.consumerId(),
+                        numbers,
+                        queue,
+                        left,
+                        transport.config().revocationTimeout());
+            }
+            commitNow(states);
+        }
+        List<SettleCallback> orphans = new ArrayList<>();
+        for (PartitionState state : states) {
+            state.takeAll(orphans);
+            owned.remove(state.partition.partition(), state);
+        }
+        fail(orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
+        log.debug(
+                "consumer {} of topic '{}' let go of partitions {} ({} withdrawn)",
+                request.consumerId(),
+                queue,
+                numbers,
+                withdrawn.size());
+    }
+
+    private static int inFlight(List<PartitionState> states) {
+        int n = 0;
+        for (PartitionState s : states) {
+            n += s.inFlight();
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- shutdown (poll thread)
+
+    private void shutdown() {
+        try {
+            try {
+                applyNotes(0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            List<PartitionState> states = new ArrayList<>(owned.values());
+            commitNow(states);
+            terminated = true;
+            for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
+                seek.done()
+                        .completeExceptionally(new IllegalStateException("consumer " + request.consumerId()
+                                + " of topic '" + queue + "' closed before it could move"));
+            }
+            applyLateNotes();
+            List<SettleCallback> orphans = new ArrayList<>();
+            for (PartitionState state : states) {
+                state.takeAll(orphans);
+            }
+            owned.clear();
+            fail(orphans, "the consumer closed before its offset was committed; it will be delivered again");
+            try {
+                consumer.close(CloseOptions.timeout(transport.config().apiTimeout()));
+            } catch (RuntimeException e) {
+                log.warn("closing Kafka consumer {} of topic '{}': {}", request.consumerId(), queue, e.toString());
+            }
+        } finally {
+            joined.countDown();
+            finished.countDown();
+        }
+    }
+
+    /** Notes that arrived after the last commit: they can no longer be committed here. */
+    private void applyLateNotes() {
+        Note note = notes.poll();
+        while (note != null) {
+            if (note.failure() != null) {
+                note.callback().settled(note.failure());
+            } else if (note.done()) {
+                fail(
+                        note.callback(),
+                        "the consumer closed before its offset was committed; it will be delivered again");
+            } else {
+                note.callback().settled(null);
+            }
+            note = notes.poll();
+        }
+    }
+
+    private void succeed(List<SettleCallback> callbacks) {
+        for (SettleCallback cb : callbacks) {
+            invoke(cb, null);
+        }
+        callbacks.clear();
+    }
+
+    private void fail(List<SettleCallback> callbacks, String why) {
+        if (callbacks.isEmpty()) {
+            return;
+        }
+        ShoveException failure = new ShoveException("topic '" + queue + "': " + why);
+        for (SettleCallback cb : callbacks) {
+            invoke(cb, failure);
+        }
+        callbacks.clear();
+    }
+
+    private void fail(SettleCallback callback, String why) {
+        invoke(callback, new ShoveException("topic '" + queue + "': " + why));
+    }
+
+    private void invoke(SettleCallback callback, @Nullable Throwable failure) {
+        try {
+            callback.settled(failure);
+        } catch (RuntimeException e) {
+            log.error("a settle callback of consumer {} threw", request.consumerId(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaSubscription[" + request.consumerId() + ", topic=" + queue + ", group=" + groupId + "]";
+    }
+}

@@ -1,0 +1,330 @@
+package dev.shove.kafka;
+
+import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka objects of shove's topics, through the Admin client: creating and expanding topics, waiting for their
+ * leaders, knowing their partition counts, reading a group's lag. Thread-safe.
+ *
+ * <p>A topic maps to: the main topic {@code {name}} ({@code partitions}, or {@code routingShards} for a sequenced
+ * topic), one hold topic per tier {@code {name}-hold-{delay}} (unsequenced topics only: a sequenced retry waits in
+ * place) and the dead-letter topic; hold and dead-letter topics get {@code partitions} partitions.
+ */
+final class KafkaTopology implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaTopology.class);
+
+    private final Admin admin;
+    private final KafkaConfig config;
+    private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
+    private final Set<String> declared = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> shapes = new ConcurrentHashMap<>();
+
+    KafkaTopology(Admin admin, KafkaConfig config) {
+        this.admin = admin;
+        this.config = config;
+    }
+
+    /** Creates what is missing, expands what has too few partitions, and waits until every partition has a leader. */
+    void declare(Topic<?> topic) {
+        Map<String, Integer> wanted = new LinkedHashMap<>();
+        int mainPartitions = topic.sequencing().map(s -> s.routingShards()).orElse(config.partitions());
+        wanted.put(topic.name(), mainPartitions);
+        if (!topic.isSequenced() && !topic.isBroadcast()) {
+            for (HoldTier tier : topic.holdTiers()) {
+                wanted.put(tier.queue(), config.partitions());
+            }
+        }
+        topic.dlq().ifPresent(dlq -> wanted.put(dlq, config.partitions()));
+        String shape = wanted.toString();
+        if (declared.contains(shape)) {
+            return;
+        }
+        String kind = shape(topic);
+        String earlier = shapes.putIfAbsent(topic.name(), kind);
+        if (earlier != null && !earlier.equals(kind)) {
+            throw new TopologyException("topic '%s' is already declared as %s; it cannot be redeclared as %s"
+                    .formatted(topic.name(), earlier, kind));
+        }
+        try {
+            if (earlier == null) {
+                checkBrokerShape(topic);
+            }
+            ensure(topic, wanted);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TopologyException("interrupted while declaring topic '" + topic.name() + "' on Kafka", e);
+        }
+        declared.add(shape);
+    }
+
+    /** What a declaration fixes on the broker: sequenced or not (and its shards), and the dead-letter topic. */
+    private static String shape(Topic<?> topic) {
+        return topic.sequencing()
+                        .map(s -> "sequenced(" + s.routingShards() + " shards)")
+                        .orElse("unsequenced")
+                + ", dlq " + topic.dlq().orElse("none");
+    }
+
+    /**
+     * Kafka keeps no record of shove's shapes, so a conflict with a declaration made elsewhere shows only in the
+     * objects it left: a sequenced topic has no hold topics, so hold topics of this name mean it was declared
+     * unsequenced.
+     */
+    private void checkBrokerShape(Topic<?> topic) throws InterruptedException {
+        if (!topic.isSequenced()) {
+            return;
+        }
+        Set<String> holds = new java.util.HashSet<>();
+        for (HoldTier tier : topic.holdTiers()) {
+            holds.add(tier.queue());
+        }
+        Set<String> found = describe(holds).keySet();
+        if (!found.isEmpty()) {
+            shapes.remove(topic.name());
+            throw new TopologyException(("topic '%s' cannot be declared sequenced: hold topics %s exist, so it was"
+                            + " declared unsequenced before; use another name or delete the old topics")
+                    .formatted(topic.name(), found));
+        }
+    }
+
+    private void ensure(Topic<?> topic, Map<String, Integer> wanted) throws InterruptedException {
+        Map<String, TopicDescription> existing = describe(wanted.keySet());
+        List<NewTopic> create = new ArrayList<>();
+        Map<String, NewPartitions> grow = new HashMap<>();
+        for (Map.Entry<String, Integer> e : wanted.entrySet()) {
+            TopicDescription d = existing.get(e.getKey());
+            if (d == null) {
+                create.add(new NewTopic(e.getKey(), Optional.of(e.getValue()), config.replicationFactor()));
+            } else if (d.partitions().size() < e.getValue()) {
+                log.warn(
+                        "Kafka topic '{}' has {} partitions, fewer than the {} topic '{}' needs; adding partitions{}",
+                        e.getKey(),
+                        d.partitions().size(),
+                        e.getValue(),
+                        topic.name(),
+                        topic.isSequenced()
+                                ? ""
+                                : " (records keyed by Kafka's default partitioner may now land on other partitions)");
+                grow.put(e.getKey(), NewPartitions.increaseTo(e.getValue()));
+            }
+        }
+        for (Map.Entry<String, KafkaFuture<Void>> e :
+                admin.createTopics(create).values().entrySet()) {
+            try {
+                e.getValue().get(timeoutMs(), TimeUnit.MILLISECONDS);
+                log.info("created Kafka topic '{}' for topic '{}'", e.getKey(), topic.name());
+            } catch (ExecutionException ex) {
+                if (!(ex.getCause() instanceof TopicExistsException)) {
+                    throw new TopologyException(
+                            "cannot create Kafka topic '%s' for topic '%s': %s"
+                                    .formatted(e.getKey(), topic.name(), ex.getCause()),
+                            ex.getCause());
+                }
+            } catch (TimeoutException ex) {
+                throw unavailable("creating Kafka topic '" + e.getKey() + "'", ex);
+            }
+        }
+        for (Map.Entry<String, KafkaFuture<Void>> e :
+                admin.createPartitions(grow).values().entrySet()) {
+            try {
+                e.getValue().get(timeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                if (!(ex.getCause() instanceof InvalidPartitionsException)) {
+                    throw new TopologyException(
+                            ("Kafka topic '%s' has fewer partitions than topic '%s' needs (%d) and they cannot be"
+                                            + " added: %s; add them with kafka-topics --alter, or lower partitions /"
+                                            + " routingShards")
+                                    .formatted(e.getKey(), topic.name(), wanted.get(e.getKey()), ex.getCause()),
+                            ex.getCause());
+                }
+            } catch (TimeoutException ex) {
+                throw unavailable("adding partitions to Kafka topic '" + e.getKey() + "'", ex);
+            }
+        }
+        awaitLeaders(topic, wanted);
+    }
+
+    /** Waits until every wanted topic exists with its partitions, each with a leader: only then do produces go out. */
+    private void awaitLeaders(Topic<?> topic, Map<String, Integer> wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + config.apiTimeout().toNanos();
+        while (true) {
+            Map<String, TopicDescription> now = describe(wanted.keySet());
+            List<String> notReady = new ArrayList<>();
+            for (Map.Entry<String, Integer> e : wanted.entrySet()) {
+                TopicDescription d = now.get(e.getKey());
+                if (d == null
+                        || d.partitions().size() < e.getValue()
+                        || d.partitions().stream().anyMatch(p -> p.leader() == null)) {
+                    notReady.add(e.getKey());
+                } else {
+                    partitionCounts.put(e.getKey(), d.partitions().size());
+                }
+            }
+            if (notReady.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TopologyException("Kafka topics %s of topic '%s' have no leader for every partition after %s"
+                        .formatted(notReady, topic.name(), config.apiTimeout()));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** The descriptions of the topics that exist among {@code names}. */
+    private Map<String, TopicDescription> describe(Set<String> names) throws InterruptedException {
+        Map<String, TopicDescription> out = new HashMap<>();
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> e :
+                admin.describeTopics(names).topicNameValues().entrySet()) {
+            try {
+                out.put(e.getKey(), e.getValue().get(timeoutMs(), TimeUnit.MILLISECONDS));
+            } catch (ExecutionException ex) {
+                if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw unavailable("describing Kafka topic '" + e.getKey() + "'", ex.getCause());
+                }
+            } catch (TimeoutException ex) {
+                throw unavailable("describing Kafka topic '" + e.getKey() + "'", ex);
+            }
+        }
+        return out;
+    }
+
+    /** The partition count of an existing topic, from the cache or the broker; -1 when it does not exist. */
+    int partitions(String name) {
+        Integer known = partitionCounts.get(name);
+        if (known != null) {
+            return known;
+        }
+        try {
+            TopicDescription d = describe(Set.of(name)).get(name);
+            if (d == null) {
+                return -1;
+            }
+            int n = d.partitions().size();
+            partitionCounts.put(name, n);
+            return n;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerUnavailableException("interrupted while describing Kafka topic '" + name + "'", e);
+        }
+    }
+
+    /** The partitions of a topic to publish to; a topic that does not exist is a non-retriable publish error. */
+    int partitionsForPublish(String name) {
+        int n = partitions(name);
+        if (n < 0) {
+            throw new TopologyException("Kafka topic '" + name
+                    + "' does not exist; declare it first with broker.topology().declare(topic)");
+        }
+        return n;
+    }
+
+    /** Throws a {@link TopologyException} when the topic does not exist. */
+    void requireExists(String name) {
+        if (partitions(name) < 0) {
+            throw new TopologyException("Kafka topic '" + name
+                    + "' does not exist; declare it with broker.topology().declare(topic) before consuming it");
+        }
+    }
+
+    /**
+     * A group's lag on a topic: end offset minus committed offset, summed over partitions; a partition without a
+     * committed offset counts from its first offset.
+     */
+    long lag(String topic, String group) throws InterruptedException, ExecutionException, TimeoutException {
+        int n = partitions(topic);
+        if (n < 0) {
+            return 0;
+        }
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(timeoutMs(), TimeUnit.MILLISECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                admin.listOffsets(latest).all().get(timeoutMs(), TimeUnit.MILLISECONDS);
+        Map<TopicPartition, OffsetSpec> uncommitted = new HashMap<>();
+        for (TopicPartition tp : latest.keySet()) {
+            if (committed.get(tp) == null) {
+                uncommitted.put(tp, OffsetSpec.earliest());
+            }
+        }
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = uncommitted.isEmpty()
+                ? Map.of()
+                : admin.listOffsets(uncommitted).all().get(timeoutMs(), TimeUnit.MILLISECONDS);
+        long lag = 0;
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : ends.entrySet()) {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            long from = c != null ? c.offset() : starts.get(e.getKey()).offset();
+            lag += Math.max(0, e.getValue().offset() - from);
+        }
+        return lag;
+    }
+
+    void ping(Duration timeout) {
+        try {
+            int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+            admin.describeCluster(new DescribeClusterOptions().timeoutMs(ms))
+                    .nodes()
+                    .get(ms, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerUnavailableException("interrupted while pinging Kafka at " + config.bootstrapServers(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new BrokerUnavailableException(
+                    "Kafka at " + config.bootstrapServers() + " did not answer within " + timeout
+                            + "; check the bootstrap servers and that the broker runs",
+                    e);
+        }
+    }
+
+    private long timeoutMs() {
+        return config.apiTimeout().toMillis();
+    }
+
+    private BrokerUnavailableException unavailable(String what, Throwable cause) {
+        return new BrokerUnavailableException(
+                what + " on Kafka at " + config.bootstrapServers() + " failed: " + cause, cause);
+    }
+
+    @Override
+    public void close() {
+        try {
+            admin.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            log.warn("closing the Kafka admin client: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,504 @@
+package dev.shove.kafka;
+
+import dev.shove.BrokerUnavailableException;
+import dev.shove.PublishException;
+import dev.shove.ShoveException;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeliverySink;
+import dev.shove.spi.OutboundMessage;
+import dev.shove.spi.QueueStats;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
+import dev.shove.spi.SubscriptionRequest;
+import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka transport: one Admin client (topology, lag), one idempotent producer shared by publishing, settlement
+ * copies and the hold relays, and one {@link KafkaSubscription} (one {@code KafkaConsumer}) per consumer. Runs a
+ * {@link HoldRelay} per unsequenced topic while any consumer of that topic is open in this process. Thread-safe.
+ */
+final class KafkaTransport implements Transport {
+    private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);
+
+    static final Capabilities CAPABILITIES = Capabilities.builder()
+            .durableRetries()
+            .coordinates()
+            .timestamps()
+            .competingConsumers()
+            .nativeBatches()
+            .seek()
+            .broadcast()
+            .build();
+
+    private final KafkaConfig config;
+    private final TransportContext context;
+    private final KafkaTopology topology;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final Set<KafkaSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private final Map<String, Set<String>> groupsByTopic = new ConcurrentHashMap<>();
+    private final Map<String, HoldRelay> relays = new HashMap<>();
+    private final Map<String, Integer> relayUsers = new HashMap<>();
+    private final AtomicInteger clientSeq = new AtomicInteger();
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private volatile boolean closed;
+
+    KafkaTransport(KafkaConfig config, TransportContext context) {
+        this.config = config;
+        this.context = context;
+        Admin admin = Admin.create(adminProperties());
+        KafkaProducer<byte[], byte[]> p = null;
+        try {
+            p = new KafkaProducer<>(producerProperties());
+            this.topology = new KafkaTopology(admin, config);
+            topology.ping(config.apiTimeout());
+        } catch (RuntimeException e) {
+            if (p != null) {
+                p.close(Duration.ZERO);
+            }
+            admin.close(Duration.ZERO);
+            if (e instanceof ShoveException) {
+                throw e;
+            }
+            throw new BrokerUnavailableException(
+                    "cannot connect to Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
+        }
+        this.producer = p;
+        log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
+    }
+
+    KafkaConfig config() {
+        return config;
+    }
+
+    TransportContext context() {
+        return context;
+    }
+
+    KafkaTopology topology() {
+        return topology;
+    }
+
+    @Override
+    public String name() {
+        return "kafka";
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public void declare(Topic<?> topic) {
+        checkOpen();
+        topology.declare(topic);
+    }
+
+    // ---------------------------------------------------------------- publishing
+
+    @Override
+    public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        try {
+            checkOpen();
+            ProducerRecord<byte[], byte[]> record = record(topic, message);
+            producer.send(record, (metadata, error) -> {
+                if (error == null) {
+                    result.complete(null);
+                } else {
+                    result.completeExceptionally(publishError(topic.name(), error));
+                }
+            });
+        } catch (PublishException | TopologyException e) {
+            result.completeExceptionally(e);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(publishError(topic.name(), e));
+        }
+        return result;
+    }
+
+    /** The record of a published message: partition = shard for a sequenced topic, key as configured. */
+    private ProducerRecord<byte[], byte[]> record(Topic<?> topic, OutboundMessage message) {
+        int partitions = topology.partitionsForPublish(topic.name());
+        Integer partition = null;
+        byte[] key = null;
+        if (message.shard() >= 0) {
+            if (message.shard() >= partitions) {
+                throw new PublishException(
+                        "topic '%s' has %d partitions but the message belongs to shard %d; declare the topic again to"
+                                        .formatted(topic.name(), partitions, message.shard())
+                                + " add partitions",
+                        null);
+            }
+            partition = message.shard();
+        }
+        String k = message.key();
+        if (k == null) {
+            k = config.messageKeyHeader().map(h -> message.headers().get(h)).orElse(null);
+        }
+        if (k != null) {
+            key = k.getBytes(StandardCharsets.UTF_8);
+        } else if (partition == null) {
+            // Kafka's sticky partitioner would put a slow trickle of unkeyed records on one partition, leaving
+            // the other consumers of the group idle: spread them round-robin instead.
+            partition = Math.floorMod(roundRobin.getAndIncrement(), partitions);
+        }
+        return new ProducerRecord<>(
+                topic.name(), partition, key, message.payload(), KafkaHeaders.toKafka(message.headers()));
+    }
+
+    private PublishException publishError(String topic, Throwable error) {
+        if (error instanceof PublishException p) {
+            return p;
+        }
+        boolean retriable = error instanceof RetriableException
+                || error instanceof org.apache.kafka.common.errors.TimeoutException
+                || error instanceof ShoveException s && s.isRetriable();
+        return new PublishException(
+                "Kafka did not accept a message for topic '" + topic + "': " + error.getMessage(), error, retriable);
+    }
+
+    /**
+     * Produces a settlement's copies: hold copies to their tier's hold topic (with the group they belong to and the
+     * partition they came from), dead letters to the dead-letter topic (with the original partition and offset).
+     * {@code done} gets null once every copy is acknowledged by the broker, or the first failure.
+     */
+    void produceCopies(
+            KafkaSubscription owner, KafkaDelivery delivery, List<Settlement.Copy> copies, Consumer<Throwable> done) {
+        AtomicInteger left = new AtomicInteger(copies.size());
+        AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+        for (Settlement.Copy copy : copies) {
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = copyRecord(owner, delivery, copy);
+            } catch (RuntimeException e) {
+                firstFailure.compareAndSet(null, publishError(owner.topic().name(), e));
+                if (left.decrementAndGet() == 0) {
+                    done.accept(firstFailure.get());
+                }
+                continue;
+            }
+            String target = record.topic();
+            try {
+                sendUninterruptibly(record, (metadata, error) -> {
+                    if (error != null) {
+                        firstFailure.compareAndSet(null, publishError(target, error));
+                    }
+                    if (left.decrementAndGet() == 0) {
+                        done.accept(firstFailure.get());
+                    }
+                });
+            } catch (RuntimeException e) {
+                firstFailure.compareAndSet(null, publishError(target, e));
+                if (left.decrementAndGet() == 0) {
+                    done.accept(firstFailure.get());
+                }
+            }
+        }
+    }
+
+    /** The record of one settlement copy. */
+    private ProducerRecord<byte[], byte[]> copyRecord(
+            KafkaSubscription owner, KafkaDelivery delivery, Settlement.Copy copy) {
+        if (copy instanceof Settlement.Copy.ToTopic reply) {
+            return record(reply.topic(), reply.message()); // a reply, published as publish() would
+        }
+        Headers headers = KafkaHeaders.toKafka(copy.headers());
+        headers.remove(KafkaHeaders.GROUP);
+        headers.remove(KafkaHeaders.ORIGINAL_PARTITION);
+        headers.remove(KafkaHeaders.ORIGINAL_OFFSET);
+        headers.add(KafkaHeaders.ORIGINAL_PARTITION, ascii(delivery.partition()));
+        String target;
+        switch (copy) {
+            case Settlement.Copy.ToHold hold -> {
+                target = owner.topic().holdTiers().get(hold.tier()).queue();
+                headers.add(KafkaHeaders.GROUP, owner.groupId().getBytes(StandardCharsets.UTF_8));
+            }
+            case Settlement.Copy.ToDeadLetter dead -> {
+                target = dead.queue();
+                headers.add(KafkaHeaders.ORIGINAL_OFFSET, ascii(delivery.offset()));
+            }
+            case Settlement.Copy.ToTopic reply -> throw new AssertionError("handled above");
+        }
+        return new ProducerRecord<>(target, null, delivery.record().key(), copy.payload(), headers);
+    }
+
+    /**
+     * Sends a settlement copy. {@code send} may block briefly (metadata, a full buffer) and a blocked send throws when
+     * its thread is interrupted; the engine interrupts idle workers when it stops, which must not fail a copy that is
+     * already decided. So the interrupt is set aside for the send and restored after it.
+     */
+    private void sendUninterruptibly(ProducerRecord<byte[], byte[]> record, Callback callback) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    producer.send(record, callback);
+                    return;
+                } catch (InterruptException e) {
+                    Thread.interrupted();
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Fetches the producer's metadata for topics that settlements will write to, so their first copy need not wait. */
+    private void warmUp(List<String> topics) {
+        for (String t : topics) {
+            try {
+                producer.partitionsFor(t);
+            } catch (RuntimeException e) {
+                log.debug("no producer metadata yet for Kafka topic '{}': {}", t, e.toString());
+            }
+        }
+    }
+
+    /** Sends one record for a hold relay; {@code done} gets null on the broker's acknowledgement, else the error. */
+    void relay(ProducerRecord<byte[], byte[]> record, Consumer<@Nullable Throwable> done) {
+        try {
+            producer.send(record, (metadata, error) -> done.accept(error));
+        } catch (RuntimeException e) {
+            done.accept(e);
+        }
+    }
+
+    private static byte[] ascii(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    // ---------------------------------------------------------------- consuming
+
+    @Override
+    public Subscription subscribe(SubscriptionRequest request, DeliverySink sink) {
+        checkOpen();
+        Topic<?> topic = request.topic();
+        topology.requireExists(request.queue());
+        boolean main = request.source() == SubscriptionRequest.Source.MAIN;
+        String groupId = main ? request.group() : request.group() + "-dlq";
+        if (main) {
+            groupsByTopic
+                    .computeIfAbsent(topic.name(), t -> ConcurrentHashMap.newKeySet())
+                    .add(groupId);
+            if (needsRelay(topic)) {
+                acquireRelay(topic);
+            }
+        }
+        if (main) {
+            List<String> targets = new ArrayList<>();
+            if (needsRelay(topic)) {
+                topic.holdTiers().forEach(t -> targets.add(t.queue()));
+            }
+            topic.dlq().ifPresent(targets::add);
+            warmUp(targets);
+        }
+        KafkaSubscription subscription;
+        try {
+            subscription = new KafkaSubscription(this, request, sink, groupId);
+        } catch (RuntimeException e) {
+            if (main && needsRelay(topic)) {
+                releaseRelay(topic);
+            }
+            throw new BrokerUnavailableException(
+                    "cannot create a Kafka consumer for topic '" + request.queue() + "': " + e.getMessage(), e);
+        }
+        subscriptions.add(subscription);
+        subscription.start();
+        Duration joinTimeout = config.sessionTimeout().plus(config.sessionTimeout());
+        if (!subscription.awaitJoined(joinTimeout)) {
+            log.info(
+                    "consumer {} of topic '{}' has not joined group '{}' after {}; it goes on joining in the background",
+                    request.consumerId(),
+                    request.queue(),
+                    groupId,
+                    joinTimeout);
+        }
+        return subscription;
+    }
+
+    private static boolean needsRelay(Topic<?> topic) {
+        return !topic.isSequenced() && !topic.isBroadcast();
+    }
+
+    /** A subscription has closed: release its relay. */
+    void closed(KafkaSubscription subscription) {
+        if (subscriptions.remove(subscription) && subscription.isMain() && needsRelay(subscription.topic())) {
+            releaseRelay(subscription.topic());
+        }
+    }
+
+    private synchronized void acquireRelay(Topic<?> topic) {
+        String name = topic.name();
+        if (!relays.containsKey(name)) {
+            HoldRelay relay = new HoldRelay(this, topic);
+            relays.put(name, relay);
+            relay.start();
+        }
+        relayUsers.merge(name, 1, Integer::sum);
+    }
+
+    private void releaseRelay(Topic<?> topic) {
+        HoldRelay stop = null;
+        synchronized (this) {
+            Integer users = relayUsers.computeIfPresent(topic.name(), (k, v) -> v - 1);
+            if (users != null && users <= 0) {
+                relayUsers.remove(topic.name());
+                stop = relays.remove(topic.name());
+            }
+        }
+        if (stop != null) {
+            stop.close();
+        }
+    }
+
+    /** A client id unique in this process, e.g. {@code shove-1234-orders-0}. */
+    String clientId(String what) {
+        return context.clientName() + "-" + what + "-" + clientSeq.incrementAndGet();
+    }
+
+    Map<String, Object> adminProperties() {
+        Map<String, Object> p = new LinkedHashMap<>(config.commonProperties());
+        p.put("client.id", context.clientName() + "-admin");
+        p.put("request.timeout.ms", (int) Math.min(config.apiTimeout().toMillis(), Integer.MAX_VALUE));
+        p.put("default.api.timeout.ms", (int) Math.min(config.apiTimeout().toMillis(), Integer.MAX_VALUE));
+        return p;
+    }
+
+    Map<String, Object> producerProperties() {
+        long delivery = config.deliveryTimeout().toMillis();
+        long linger = 5;
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("linger.ms", linger);
+        p.put("request.timeout.ms", (int) Math.max(1, Math.min(10_000, delivery - linger)));
+        p.put("max.block.ms", Math.min(delivery, 10_000));
+        p.putAll(config.commonProperties());
+        p.put("client.id", context.clientName() + "-producer");
+        p.put("delivery.timeout.ms", (int) Math.min(delivery, Integer.MAX_VALUE));
+        p.put("acks", "all");
+        p.put("enable.idempotence", true);
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        return p;
+    }
+
+    Map<String, Object> consumerProperties(String groupId, String clientId, int maxPollRecords) {
+        long session = config.sessionTimeout().toMillis();
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("auto.offset.reset", "earliest");
+        p.put("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+        p.put("session.timeout.ms", (int) session);
+        // Members learn of a rebalance at their next heartbeat: a short interval makes joins and scaling quick.
+        p.put("heartbeat.interval.ms", (int) Math.max(100, Math.min(500, session / 3)));
+        p.put("max.poll.records", maxPollRecords);
+        p.put("fetch.max.wait.ms", 100);
+        p.putAll(config.commonProperties());
+        p.put("group.id", groupId);
+        p.put("client.id", clientId);
+        p.put("enable.auto.commit", false);
+        p.put("allow.auto.create.topics", false);
+        p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    // ---------------------------------------------------------------- stats, ping, close
+
+    /**
+     * The lag of the topic's main consumer group: end offset minus committed offset, summed over partitions (a
+     * partition with nothing committed counts from its first offset). With several groups on the topic in this
+     * process, the largest lag.
+     */
+    @Override
+    public QueueStats stats(Topic<?> topic) {
+        checkOpen();
+        Set<String> groups = groupsByTopic.getOrDefault(topic.name(), Set.of(topic.name()));
+        if (groups.isEmpty()) {
+            groups = Set.of(topic.name());
+        }
+        try {
+            long lag = 0;
+            for (String group : groups) {
+                lag = Math.max(lag, topology.lag(topic.name(), group));
+            }
+            return new QueueStats(lag, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerUnavailableException("interrupted while reading the lag of topic '" + topic.name() + "'");
+        } catch (ExecutionException | TimeoutException e) {
+            throw new BrokerUnavailableException(
+                    "cannot read the lag of topic '" + topic.name() + "' from Kafka: " + e, e);
+        }
+    }
+
+    @Override
+    public void ping(Duration timeout) {
+        checkOpen();
+        topology.ping(timeout);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (KafkaSubscription s : List.copyOf(subscriptions)) {
+            s.close();
+        }
+        List<HoldRelay> left;
+        synchronized (this) {
+            left = new ArrayList<>(relays.values());
+            relays.clear();
+            relayUsers.clear();
+        }
+        for (HoldRelay r : left) {
+            r.close();
+        }
+        try {
+            producer.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            log.warn("closing the Kafka producer: {}", e.toString());
+        }
+        topology.close();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the Kafka transport to " + config.bootstrapServers() + " is closed");
+        }
+    }
+}

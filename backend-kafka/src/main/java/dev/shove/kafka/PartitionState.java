@@ -1,0 +1,298 @@
+package dev.shove.kafka;
+
+import dev.shove.spi.SettleCallback;
+import java.util.ArrayDeque;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The records of one assigned partition between the last commit point and the newest record handed out, and what
+ * became of each: in flight, done, or returned (to be read again). Owned by one poll thread; not thread-safe.
+ *
+ * <p>Why a ring of offsets rather than a counter: records complete out of order (handlers run in parallel, a key of a
+ * sequenced topic waits in place while later offsets finish), but Kafka stores one committed offset per partition, so
+ * only the run of done records at the front may be committed ({@link #commitPoint()}). Records are appended in offset
+ * order, so the ring stays sorted and a settlement finds its record by binary search. A done record's settle callback
+ * waits until a commit at or above its offset is confirmed: only then has the broker durably taken the
+ * acknowledgement.
+ *
+ * <p>After a seek back to a returned record, the re-read records pass through {@link #admit}: a returned record is
+ * handed out again; one still in flight or done is not, so nothing runs twice in one assignment.
+ */
+final class PartitionState {
+    private static final byte IN_FLIGHT = 0;
+    private static final byte DONE = 1;
+    private static final byte RETURNED = 2;
+
+    final TopicPartition partition;
+
+    private long[] offsets = new long[16];
+    private byte[] states = new byte[16];
+    private @Nullable SettleCallback[] callbacks = new SettleCallback[16];
+    private int head;
+    private int size;
+    private int inFlight;
+    private int returned;
+    private long next = -1;
+    private long committed = -1;
+    private long sentCommit = -1;
+    private final ArrayDeque<Awaiting> awaiting = new ArrayDeque<>();
+    private long headSinceNanos = System.nanoTime();
+    private boolean stallReported;
+
+    /** A done record's callback waiting for a commit that covers it. */
+    private record Awaiting(long offset, SettleCallback callback) {}
+
+    private volatile boolean moved;
+
+    PartitionState(TopicPartition partition) {
+        this.partition = partition;
+    }
+
+    /**
+     * A state for a partition just moved to {@code position} (a seek): its commit point is that position until
+     * records are read from it.
+     */
+    PartitionState(TopicPartition partition, long position) {
+        this.partition = partition;
+        this.next = position;
+    }
+
+    /** This state was replaced because its partition was moved elsewhere (a seek). */
+    void markMoved() {
+        moved = true;
+    }
+
+    /** Whether the partition was moved away from this state's records: their settlements need no commit. */
+    boolean isMoved() {
+        return moved;
+    }
+
+    /**
+     * A record read from the partition and about to be handed out: true if it should be, false if it is a re-read of
+     * a record that is in flight or done.
+     */
+    boolean admit(long offset) {
+        if (offset < next) {
+            int i = indexOf(offset);
+            if (i >= 0 && states[i] == RETURNED) {
+                states[i] = IN_FLIGHT;
+                returned--;
+                inFlight++;
+                return true;
+            }
+            return false;
+        }
+        append(offset, IN_FLIGHT);
+        inFlight++;
+        return true;
+    }
+
+    /** A record read and not handed out (addressed to another group): done at once. */
+    void skip(long offset) {
+        if (offset >= next) {
+            append(offset, DONE);
+            advance();
+        }
+    }
+
+    /** The record was settled and may be committed; false if this state does not have it in flight. */
+    boolean complete(long offset, @Nullable SettleCallback callback) {
+        int i = indexOf(offset);
+        if (i < 0 || states[i] != IN_FLIGHT) {
+            return false;
+        }
+        states[i] = DONE;
+        callbacks[i] = callback;
+        inFlight--;
+        advance();
+        return true;
+    }
+
+    /** The record goes back to be read again (returned, or withdrawn from the engine); false if not in flight. */
+    boolean markReturned(long offset) {
+        int i = indexOf(offset);
+        if (i < 0 || states[i] != IN_FLIGHT) {
+            return false;
+        }
+        states[i] = RETURNED;
+        inFlight--;
+        returned++;
+        return true;
+    }
+
+    /** Records handed out and not yet settled. */
+    int inFlight() {
+        return inFlight;
+    }
+
+    /** Whether no record waits for anything: all done and committed. */
+    boolean isQuiet() {
+        return size == 0 && awaiting.isEmpty();
+    }
+
+    /**
+     * The offset to commit: the first record not yet done, or one past the newest when all are; -1 when nothing was
+     * read in this assignment.
+     */
+    long commitPoint() {
+        return size > 0 ? offsets[head] : next;
+    }
+
+    /** The commit point if it moved past what was last sent (and records it as sent), else -1. */
+    long takeCommit() {
+        long point = commitPoint();
+        if (point > sentCommit) {
+            sentCommit = point;
+            return point;
+        }
+        return -1;
+    }
+
+    /** A commit was refused: send it again next time. */
+    void commitFailed() {
+        sentCommit = committed;
+    }
+
+    /** The broker confirmed a commit at {@code offset}; adds the callbacks it covers to {@code out}. */
+    void committed(long offset, List<SettleCallback> out) {
+        if (offset > committed) {
+            committed = offset;
+        }
+        while (!awaiting.isEmpty() && awaiting.peekFirst().offset() < offset) {
+            out.add(awaiting.pollFirst().callback());
+        }
+    }
+
+    /**
+     * Takes the callbacks of done records that can no longer be committed by this consumer because a returned record
+     * lies before them (the consumer is stopping and will not read it again).
+     */
+    void takeBlocked(List<SettleCallback> out) {
+        if (returned == 0) {
+            return;
+        }
+        boolean blocked = false;
+        for (int k = 0; k < size; k++) {
+            int i = (head + k) & (offsets.length - 1);
+            if (states[i] == RETURNED) {
+                blocked = true;
+            } else if (blocked && states[i] == DONE && callbacks[i] != null) {
+                out.add(callbacks[i]);
+                callbacks[i] = null;
+            }
+        }
+    }
+
+    /** Takes every callback still waiting (the partition is gone, or the consumer closes). */
+    void takeAll(List<SettleCallback> out) {
+        for (Awaiting a : awaiting) {
+            out.add(a.callback());
+        }
+        awaiting.clear();
+        for (int k = 0; k < size; k++) {
+            int i = (head + k) & (offsets.length - 1);
+            if (callbacks[i] != null) {
+                out.add(callbacks[i]);
+                callbacks[i] = null;
+            }
+        }
+    }
+
+    /** How long the first uncommitted record has been first, or 0 when nothing waits. */
+    long stalledNanos(long now) {
+        return size == 0 ? 0 : now - headSinceNanos;
+    }
+
+    /** The oldest record not yet done, or -1. */
+    long firstPending() {
+        return size == 0 ? -1 : offsets[head];
+    }
+
+    int pending() {
+        return size;
+    }
+
+    /** Marks the stall as reported; true the first time since the partition last moved. */
+    boolean reportStall() {
+        if (stallReported) {
+            return false;
+        }
+        stallReported = true;
+        return true;
+    }
+
+    private void append(long offset, byte state) {
+        if (size == offsets.length) {
+            grow();
+        }
+        int i = (head + size) & (offsets.length - 1);
+        offsets[i] = offset;
+        states[i] = state;
+        callbacks[i] = null;
+        if (size == 0) {
+            headSinceNanos = System.nanoTime();
+        }
+        size++;
+        next = offset + 1;
+    }
+
+    private void advance() {
+        boolean moved = false;
+        while (size > 0 && states[head] == DONE) {
+            SettleCallback cb = callbacks[head];
+            if (cb != null) {
+                awaiting.addLast(new Awaiting(offsets[head], cb));
+                callbacks[head] = null;
+            }
+            head = (head + 1) & (offsets.length - 1);
+            size--;
+            moved = true;
+        }
+        if (moved) {
+            headSinceNanos = System.nanoTime();
+            stallReported = false;
+        }
+    }
+
+    private int indexOf(long offset) {
+        int mask = offsets.length - 1;
+        int lo = 0;
+        int hi = size - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long v = offsets[(head + mid) & mask];
+            if (v < offset) {
+                lo = mid + 1;
+            } else if (v > offset) {
+                hi = mid - 1;
+            } else {
+                return (head + mid) & mask;
+            }
+        }
+        return -1;
+    }
+
+    private void grow() {
+        int n = offsets.length;
+        long[] o = new long[n * 2];
+        byte[] s = new byte[n * 2];
+        SettleCallback[] c = new SettleCallback[n * 2];
+        for (int k = 0; k < size; k++) {
+            int i = (head + k) & (n - 1);
+            o[k] = offsets[i];
+            s[k] = states[i];
+            c[k] = callbacks[i];
+        }
+        offsets = o;
+        states = s;
+        callbacks = c;
+        head = 0;
+    }
+
+    @Override
+    public String toString() {
+        return partition + "[pending=" + size + ", inFlight=" + inFlight + ", commitPoint=" + commitPoint() + "]";
+    }
+}

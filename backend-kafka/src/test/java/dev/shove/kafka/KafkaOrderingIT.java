@@ -1,0 +1,174 @@
+package dev.shove.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.shove.Broker;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.MessageHandler;
+import dev.shove.NoContext;
+import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Per-key order on a sequenced topic: keys in parallel inside a partition, strict order within a key. */
+class KafkaOrderingIT {
+    record Msg(String key, int n) {}
+
+    private static final int KEYS = 12;
+    private static final int PER_KEY = 20;
+    private static final List<String> created = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void kafka() {
+        KafkaTestSupport.requireKafka();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        KafkaTestSupport.deleteTopics(created);
+    }
+
+    private static Topic<Msg> topic(String name, SequenceFailure onFailure) {
+        return Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(150))
+                .dlq()
+                .sequenced(onFailure, Msg::key)
+                .routingShards(3)
+                .build();
+    }
+
+    private static List<Msg> messages() {
+        List<Msg> all = new ArrayList<>();
+        for (int n = 0; n < PER_KEY; n++) {
+            for (int k = 0; k < KEYS; k++) {
+                all.add(new Msg("k" + k, n));
+            }
+        }
+        return all;
+    }
+
+    @Test
+    @DisplayName("per-key order holds across a retry and across a consumer restart")
+    void orderHoldsAcrossRetryAndRestart() {
+        String name = KafkaTestSupport.unique("order");
+        created.add(name);
+        Topic<Msg> topic = topic(name, SequenceFailure.SKIP);
+        Map<String, List<Integer>> firstRun = new ConcurrentHashMap<>();
+        Map<String, List<Integer>> secondRun = new ConcurrentHashMap<>();
+        AtomicInteger handled = new AtomicInteger();
+        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withPrefetch(8)),
+                    () -> handler(firstRun, handled));
+            group.start();
+            broker.publisher().publishBatch(topic, messages());
+            await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() >= KEYS * PER_KEY / 3);
+            assertThat(group.stop(Duration.ofSeconds(15)).isClean()).isTrue();
+        }
+        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withPrefetch(8)),
+                    () -> handler(secondRun, handled));
+            group.start();
+            await().atMost(Duration.ofSeconds(90)).until(() -> {
+                for (int k = 0; k < KEYS; k++) {
+                    if (seen(firstRun, secondRun, "k" + k).size() < PER_KEY) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            assertThat(group.stop(Duration.ofSeconds(15)).isClean()).isTrue();
+        }
+        List<Integer> expected = IntStream.range(0, PER_KEY).boxed().toList();
+        for (int k = 0; k < KEYS; k++) {
+            String key = "k" + k;
+            assertThat(firstRun.getOrDefault(key, List.of()))
+                    .as("first run of %s", key)
+                    .isSorted();
+            assertThat(secondRun.getOrDefault(key, List.of()))
+                    .as("second run of %s", key)
+                    .isSorted();
+            assertThat(new ArrayList<>(seen(firstRun, secondRun, key)))
+                    .as("%s overall", key)
+                    .isEqualTo(expected);
+        }
+    }
+
+    @Test
+    @DisplayName("FAIL_ALL dead-letters the failed message and every later message of its key, other keys go on")
+    void failAllDeadLettersTheRestOfTheKey() {
+        String name = KafkaTestSupport.unique("failall");
+        created.add(name);
+        Topic<Msg> topic = topic(name, SequenceFailure.FAIL_ALL);
+        List<String> acked = new CopyOnWriteArrayList<>();
+        List<String> dead = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)),
+                    () -> new MessageHandler<Msg, NoContext>() {
+                        @Override
+                        public Outcome handle(Msg m, dev.shove.MessageMetadata meta, NoContext c) {
+                            if (m.key().equals("k1") && m.n() == 5) {
+                                return Outcome.reject("boom");
+                            }
+                            acked.add(m.key() + ":" + m.n());
+                            return Outcome.ack();
+                        }
+
+                        @Override
+                        public void handleDead(Msg m, dev.shove.DeadMessageMetadata meta, NoContext c) {
+                            dead.add(m.key() + ":" + m.n());
+                        }
+                    });
+            group.start();
+            broker.publisher().publishBatch(topic, messages());
+            await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() + dead.size() == KEYS * PER_KEY);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(dead)
+                .containsExactlyInAnyOrderElementsOf(
+                        IntStream.range(5, PER_KEY).mapToObj(n -> "k1:" + n).toList());
+        assertThat(acked).filteredOn(s -> s.startsWith("k1:")).hasSize(5);
+    }
+
+    private static LinkedHashSet<Integer> seen(
+            Map<String, List<Integer>> first, Map<String, List<Integer>> second, String key) {
+        LinkedHashSet<Integer> all = new LinkedHashSet<>(first.getOrDefault(key, List.of()));
+        all.addAll(second.getOrDefault(key, List.of()));
+        return all;
+    }
+
+    private static MessageHandler<Msg, NoContext> handler(Map<String, List<Integer>> log, AtomicInteger handled) {
+        return (m, meta, c) -> {
+            // every fifth message of a key fails once: it waits in place and holds its key
+            if (m.n() % 5 == 2 && meta.retryCount() == 0) {
+                return Outcome.retry();
+            }
+            Thread.sleep(2);
+            log.computeIfAbsent(m.key(), k -> new CopyOnWriteArrayList<>()).add(m.n());
+            handled.incrementAndGet();
+            return Outcome.ack();
+        };
+    }
+}

@@ -1,0 +1,189 @@
+package dev.shove.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.shove.Broker;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.Outcome;
+import dev.shove.Position;
+import dev.shove.Topic;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The seek capability on Kafka: start positions and moves asked by a handler. One partition keeps order simple. */
+class KafkaSeekIT {
+    record Msg(int n) {}
+
+    private static final List<String> created = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void kafka() {
+        KafkaTestSupport.requireKafka();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        KafkaTestSupport.deleteTopics(created);
+    }
+
+    private static KafkaConfig onePartition() {
+        return KafkaConfig.custom(KafkaTestSupport.bootstrap())
+                .partitions(1)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .build();
+    }
+
+    private static Topic<Msg> topic(String prefix) {
+        String name = KafkaTestSupport.unique(prefix);
+        created.add(name);
+        return Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(200))
+                .dlq()
+                .build();
+    }
+
+    @Test
+    @DisplayName("withStartAt(start) makes a group that already consumed the topic read it again from the start")
+    void startAtStartRereads() {
+        Topic<Msg> topic = topic("startat");
+        List<Integer> first = new CopyOnWriteArrayList<>();
+        List<Integer> second = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+            var group = broker.consumerGroup();
+            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+                first.add(m.n());
+                return Outcome.ack();
+            });
+            group.start();
+            broker.publisher()
+                    .publishBatch(
+                            topic, IntStream.range(0, 5).mapToObj(Msg::new).toList());
+            await().atMost(Duration.ofSeconds(30)).until(() -> first.size() == 5);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+
+            var again = broker.consumerGroup();
+            again.register(
+                    topic,
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withStartAt(Position.start())),
+                    () -> (m, meta, c) -> {
+                        second.add(m.n());
+                        return Outcome.ack();
+                    });
+            again.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> second.size() == 5);
+            assertThat(again.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(second).containsExactly(0, 1, 2, 3, 4);
+    }
+
+    @Test
+    @DisplayName("a handler's andSeek(captured position) reads that message again, then the rest in order")
+    void handlerSeeksBack() {
+        Topic<Msg> topic = topic("andseek");
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        List<Position> positions = new CopyOnWriteArrayList<>();
+        AtomicBoolean moved = new AtomicBoolean();
+        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
+                    () -> (m, meta, c) -> {
+                        seen.add(m.n());
+                        positions.add(meta.position().orElseThrow());
+                        if (m.n() == 3 && moved.compareAndSet(false, true)) {
+                            return Outcome.ack().andSeek(positions.get(1)); // back to message 1
+                        }
+                        return Outcome.ack();
+                    });
+            group.start();
+            broker.publisher()
+                    .publishBatch(
+                            topic, IntStream.range(0, 5).mapToObj(Msg::new).toList());
+            await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 8);
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 8);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> KafkaTestSupport.lag(topic.name(), topic.name()) == 0);
+        }
+        assertThat(seen).containsExactly(0, 1, 2, 3, 1, 2, 3, 4);
+        assertThat(positions.getFirst()).isEqualTo(new Position.Captured(topic.name(), 0, 0));
+    }
+
+    @Test
+    @DisplayName("a seek to an offset past the end is refused and the consumer stays where it was")
+    void seekPastTheEndIsRefused() {
+        Topic<Msg> topic = topic("badseek");
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
+                    () -> (m, meta, c) -> {
+                        seen.add(m.n());
+                        return m.n() == 1 ? Outcome.ack().andSeek(Position.sequence(1_000)) : Outcome.ack();
+                    });
+            group.start();
+            broker.publisher()
+                    .publishBatch(
+                            topic, IntStream.range(0, 4).mapToObj(Msg::new).toList());
+            await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 4);
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 4);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(seen).containsExactly(0, 1, 2, 3);
+    }
+
+    @Test
+    @DisplayName("with two partitions, andSeek(start) moves both back: every message is handled again")
+    void seekToStartMovesEveryPartition() {
+        String name = KafkaTestSupport.unique("seek2");
+        created.add(name);
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(200))
+                .dlq()
+                .build();
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        AtomicBoolean moved = new AtomicBoolean();
+        try (Broker<Kafka> broker = Broker.connect(KafkaConfig.custom(KafkaTestSupport.bootstrap())
+                .partitions(2)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .build())) {
+            broker.topology().declare(topic);
+            broker.publisher()
+                    .publishBatch(
+                            topic, IntStream.range(0, 4).mapToObj(Msg::new).toList());
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.of(
+                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
+                    () -> (m, meta, c) -> {
+                        seen.add(m.n());
+                        return m.n() == 2 && moved.compareAndSet(false, true)
+                                ? Outcome.ack().andSeek(Position.start())
+                                : Outcome.ack();
+                    });
+            group.start();
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() >= 6);
+            } catch (RuntimeException e) {
+                System.out.println("SEEN2 " + seen);
+                throw e;
+            }
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+        assertThat(seen).containsAll(List.of(0, 1, 2, 3));
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs a throughput benchmark of shove side by side with the raw client, against the real broker.
+#
+#   scripts/bench.sh kafka [key=value ...]    # e.g. scripts/bench.sh kafka runs=3 records=300000
+#
+# Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
+# (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+broker=${1:-}
+case "$broker" in
+    kafka) main=dev.shove.benchmarks.KafkaBenchmark ;;
+    *)
+        echo "usage: scripts/bench.sh kafka [key=value ...]" >&2
+        exit 2
+        ;;
+esac
+shift
+
+if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
+    JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+export JAVA_HOME
+
+scripts/brokers.sh up "$broker"
+./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \
+    -DskipTests -DskipITs -Dspotless.check.skip=true -Dmdep.outputFile=target/classpath.txt
+# SHOVE_BENCH_JAVA_OPTS adds JVM options, e.g. -XX:StartFlightRecording=filename=bench.jfr to profile.
+# shellcheck disable=SC2086
+exec "$JAVA_HOME/bin/java" -Xmx2g ${SHOVE_BENCH_JAVA_OPTS:-} -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" "$main" "$@"
