@@ -47,6 +47,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * profile; use {@code SHOVE_BENCH_JAVA_OPTS=-XX:StartFlightRecording=...} and {@code jdk.ObjectAllocationSample} to
  * see where it goes.
  *
+ * <p><b>CPU per message.</b> The process's CPU time ({@code com.sun.management.OperatingSystemMXBean
+ * #getProcessCpuTime()}) over the same span, divided by the messages: what the work costs whatever else runs on the
+ * machine. On a shared, noisy machine it moves far less between runs than the rate does, so it is the figure to
+ * compare two versions of the engine by.
+ *
  * <p>Arguments (all optional, {@code key=value}): {@code runs} (3), {@code messages} (1000000), {@code capacity}
  * (the in-memory broker's queue capacity and the raw queue's, {@value InMemoryConfig#DEFAULT_CAPACITY}), {@code
  * prefetch} (100), {@code modes} (abc).
@@ -62,9 +67,9 @@ public final class MemoryBenchmark {
     private final int prefetch;
     private final String modes;
 
-    /** One measured run: messages per second and bytes allocated per message. */
-    record Result(double rate, double bytesPerMessage) {
-        static final Result SKIPPED = new Result(Double.NaN, Double.NaN);
+    /** One measured run: messages per second, bytes allocated and CPU nanoseconds spent per message. */
+    record Result(double rate, double bytesPerMessage, double cpuNanosPerMessage) {
+        static final Result SKIPPED = new Result(Double.NaN, Double.NaN, Double.NaN);
     }
 
     private MemoryBenchmark(Map<String, String> args) {
@@ -107,15 +112,19 @@ public final class MemoryBenchmark {
             Result c = results[2][run];
             System.out.printf(
                     Locale.ROOT,
-                    "run %d: (a) raw hand-off %,.0f/s %,.0f B/msg  (b) raw hand-off + JSON %,.0f/s %,.0f B/msg"
-                            + "  (c) shove no-op %,.0f/s %,.0f B/msg  c/a %.2f  c/b %.2f%n",
+                    "run %d: (a) raw hand-off %,.0f/s %,.0f B/msg %.2f us/msg  (b) raw hand-off + JSON %,.0f/s"
+                            + " %,.0f B/msg %.2f us/msg  (c) shove no-op %,.0f/s %,.0f B/msg %.2f us/msg  c/a %.2f"
+                            + "  c/b %.2f%n",
                     run + 1,
                     a.rate(),
                     a.bytesPerMessage(),
+                    a.cpuNanosPerMessage() / 1000,
                     b.rate(),
                     b.bytesPerMessage(),
+                    b.cpuNanosPerMessage() / 1000,
                     c.rate(),
                     c.bytesPerMessage(),
+                    c.cpuNanosPerMessage() / 1000,
                     c.rate() / a.rate(),
                     c.rate() / b.rate());
         }
@@ -151,10 +160,14 @@ public final class MemoryBenchmark {
     private Result measure(Mode mode) throws Exception {
         mode.run(Math.max(1, messages / 10)); // warm-up, not counted
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long before = threads.getTotalThreadAllocatedBytes();
+        long cpuBefore = os.getProcessCpuTime();
         double rate = mode.run(messages);
+        long cpu = os.getProcessCpuTime() - cpuBefore;
         long allocated = threads.getTotalThreadAllocatedBytes() - before;
-        return new Result(rate, (double) allocated / messages);
+        return new Result(rate, (double) allocated / messages, (double) cpu / messages);
     }
 
     private static Msg message(int i) {
