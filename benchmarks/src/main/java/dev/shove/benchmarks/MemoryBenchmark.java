@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * In-memory throughput and allocation, shove against a plain hand-off between two threads, same process, same run:
@@ -32,7 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>(b) raw hand-off with JSON: the same, but the producer encodes each record to JSON bytes and the consumer
  *       decodes them (Jackson, as shove's default codec does): the floor with the codec work shove cannot skip;
  *   <li>(c) shove: the in-memory broker, one consumer, a no-op handler that acknowledges; the main thread publishes
- *       in batches of 1,000 while the consumer runs: publish → handle → ack, the case of target 3 in PERFORMANCE.md.
+ *       in batches of 1,000 while the consumer runs: publish → handle → ack, the case of target 3 in PERFORMANCE.md;
+ *   <li>(d) shove on a {@code byte[]} topic (the raw codec): the same, publishing the same JSON bytes, encoded once
+ *       beforehand, and handing them to the handler undecoded: what the engine and the broker cost without the
+ *       codec.
  * </ul>
  *
  * A rate is measured from the first publish (put) to the last message handled. Each run is preceded by one warm-up
@@ -54,7 +58,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Arguments (all optional, {@code key=value}): {@code runs} (3), {@code messages} (1000000), {@code capacity}
  * (the in-memory broker's queue capacity and the raw queue's, {@value InMemoryConfig#DEFAULT_CAPACITY}), {@code
- * prefetch} (100), {@code modes} (abc).
+ * prefetch} (100), {@code modes} (abcd).
  */
 public final class MemoryBenchmark {
     record Msg(String id, String key, long amount, String note) {}
@@ -77,7 +81,7 @@ public final class MemoryBenchmark {
         this.capacity =
                 Integer.parseInt(args.getOrDefault("capacity", Integer.toString(InMemoryConfig.DEFAULT_CAPACITY)));
         this.prefetch = Integer.parseInt(args.getOrDefault("prefetch", "100"));
-        this.modes = args.getOrDefault("modes", "abc");
+        this.modes = args.getOrDefault("modes", "abcd");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -102,19 +106,21 @@ public final class MemoryBenchmark {
                 prefetch,
                 runs,
                 Runtime.getRuntime().availableProcessors());
-        Result[][] results = new Result[3][runs];
+        Result[][] results = new Result[4][runs];
         for (int run = 0; run < runs; run++) {
             results[0][run] = modes.contains("a") ? measure(this::rawHandOff) : Result.SKIPPED;
             results[1][run] = modes.contains("b") ? measure(this::rawHandOffJson) : Result.SKIPPED;
-            results[2][run] = modes.contains("c") ? measure(this::shove) : Result.SKIPPED;
+            results[2][run] = modes.contains("c") ? measure(this::shoveJson) : Result.SKIPPED;
+            results[3][run] = modes.contains("d") ? measure(this::shoveRaw) : Result.SKIPPED;
             Result a = results[0][run];
             Result b = results[1][run];
             Result c = results[2][run];
+            Result d = results[3][run];
             System.out.printf(
                     Locale.ROOT,
                     "run %d: (a) raw hand-off %,.0f/s %,.0f B/msg %.2f us/msg  (b) raw hand-off + JSON %,.0f/s"
-                            + " %,.0f B/msg %.2f us/msg  (c) shove no-op %,.0f/s %,.0f B/msg %.2f us/msg  c/a %.2f"
-                            + "  c/b %.2f%n",
+                            + " %,.0f B/msg %.2f us/msg  (c) shove no-op %,.0f/s %,.0f B/msg %.2f us/msg  (d) shove byte[]"
+                            + " %,.0f/s %,.0f B/msg %.2f us/msg  c/a %.2f  c/b %.2f  d/a %.2f%n",
                     run + 1,
                     a.rate(),
                     a.bytesPerMessage(),
@@ -125,30 +131,47 @@ public final class MemoryBenchmark {
                     c.rate(),
                     c.bytesPerMessage(),
                     c.cpuNanosPerMessage() / 1000,
+                    d.rate(),
+                    d.bytesPerMessage(),
+                    d.cpuNanosPerMessage() / 1000,
                     c.rate() / a.rate(),
-                    c.rate() / b.rate());
+                    c.rate() / b.rate(),
+                    d.rate() / a.rate());
         }
-        double[] rate = new double[3];
-        double[] bytes = new double[3];
-        for (int m = 0; m < 3; m++) {
+        double[] rate = new double[4];
+        double[] bytes = new double[4];
+        double[] cpu = new double[4];
+        for (int m = 0; m < 4; m++) {
             rate[m] = median(Arrays.stream(results[m]).mapToDouble(Result::rate).toArray());
             bytes[m] = median(Arrays.stream(results[m])
                     .mapToDouble(Result::bytesPerMessage)
                     .toArray());
+            cpu[m] = median(Arrays.stream(results[m])
+                            .mapToDouble(Result::cpuNanosPerMessage)
+                            .toArray())
+                    / 1000;
         }
         System.out.printf(
                 Locale.ROOT,
-                "median of %d: (a) %,.0f/s %,.0f B/msg  (b) %,.0f/s %,.0f B/msg  (c) %,.0f/s %,.0f B/msg  c/a %.2f"
-                        + "  c/b %.2f (ratios of the medians; compare the per-run ratios above too)%n",
+                "median of %d: (a) %,.0f/s %,.0f B/msg %.2f us/msg  (b) %,.0f/s %,.0f B/msg %.2f us/msg  (c) %,.0f/s"
+                        + " %,.0f B/msg %.2f us/msg  (d) %,.0f/s %,.0f B/msg %.2f us/msg  c/a %.2f  c/b %.2f  d/a %.2f"
+                        + " (ratios of the medians; compare the per-run ratios above too)%n",
                 runs,
                 rate[0],
                 bytes[0],
+                cpu[0],
                 rate[1],
                 bytes[1],
+                cpu[1],
                 rate[2],
                 bytes[2],
+                cpu[2],
+                rate[3],
+                bytes[3],
+                cpu[3],
                 rate[2] / rate[0],
-                rate[2] / rate[1]);
+                rate[2] / rate[1],
+                rate[3] / rate[0]);
     }
 
     /** A mode: moves {@code count} messages and returns its rate; the allocation is measured around it. */
@@ -218,9 +241,23 @@ public final class MemoryBenchmark {
         return rate(count, start, end.get());
     }
 
-    /** (c): shove on the in-memory broker, publish → no-op handler → ack. A fresh broker per run. */
-    private double shove(int count) throws InterruptedException {
-        Topic<Msg> topic = Topic.builder("bench-memory", Msg.class)
+    /** (c): a JSON topic of message records. */
+    private double shoveJson(int count) throws InterruptedException {
+        return shove(count, Msg.class, MemoryBenchmark::message);
+    }
+
+    /** (d): a {@code byte[]} topic; the payloads are encoded once, here, not in the measured part. */
+    private double shoveRaw(int count) throws Exception {
+        byte[][] payloads = new byte[1000][];
+        for (int i = 0; i < payloads.length; i++) {
+            payloads[i] = JSON.writeValueAsBytes(message(i));
+        }
+        return shove(count, byte[].class, i -> payloads[i % payloads.length]);
+    }
+
+    /** Shove on the in-memory broker, publish → no-op handler → ack. A fresh broker per run. */
+    private <M> double shove(int count, Class<M> type, IntFunction<M> messages) throws InterruptedException {
+        Topic<M> topic = Topic.builder("bench-memory", type)
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .build();
@@ -245,9 +282,9 @@ public final class MemoryBenchmark {
                     });
             group.start();
             long start = System.nanoTime();
-            List<Msg> batch = new ArrayList<>(1000);
+            List<M> batch = new ArrayList<>(1000);
             for (int i = 0; i < count; i++) {
-                batch.add(message(i));
+                batch.add(messages.apply(i));
                 if (batch.size() == 1000) {
                     broker.publisher().publishBatch(topic, batch);
                     batch.clear();
