@@ -292,11 +292,17 @@ final class MemQueue {
         }
     }
 
+    /**
+     * Hands the reader's unread messages to its subscriptions while they have window. In queue mode each message is
+     * handed over as it is taken; in log mode a subscription receives what one pass reads for it as one run ({@link
+     * MemSubscription#deliverAll}), as a Kafka poll hands over a batch of records.
+     */
     private void dispatch(Reader r) {
+        Map<MemSubscription, List<MemDelivery>> runs = isLog() ? new LinkedHashMap<>() : null;
         while (r.unread() > 0 && !r.consumers.isEmpty()) {
             MemSubscription target = pick(r);
             if (target == null) {
-                return;
+                break;
             }
             MemMessage message;
             if (!r.returned.isEmpty()) {
@@ -310,7 +316,15 @@ final class MemQueue {
             notFull.signal();
             r.inFlight++;
             message.deliveries++;
-            target.deliver(new MemDelivery(message, r, ++sequence, message.deliveries));
+            MemDelivery delivery = new MemDelivery(message, r, ++sequence, message.deliveries);
+            if (runs == null) {
+                target.deliver(delivery);
+            } else {
+                runs.computeIfAbsent(target, t -> new ArrayList<>()).add(delivery);
+            }
+        }
+        if (runs != null) {
+            runs.forEach(MemSubscription::deliverAll);
         }
     }
 

@@ -85,6 +85,12 @@ final class MemSubscription implements Subscription {
         sink.deliver(delivery);
     }
 
+    /** Hands over a run read from a log in one go; called under the queue's lock, in log order. */
+    void deliverAll(List<MemDelivery> run) {
+        outstanding.addAll(run);
+        sink.deliverAll(run);
+    }
+
     @Override
     public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
         MemDelivery d = (MemDelivery) delivery;
