@@ -41,7 +41,9 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
     /**
      * The same config with queues that are logs: each keeps the last {@code messages} messages, consumed or not, and
      * a consumer group reads them through one shared position that can move ({@code Outcome.andSeek}, {@code
-     * ConsumerOptions.withStartAt}), like a Redis Stream. Capacity still bounds what waits unread.
+     * ConsumerOptions.withStartAt}), like a Redis Stream. Capacity still bounds what waits unread. A log is read in
+     * runs, handed to the engine together, so batch registrations take what was read without waiting out {@code
+     * maxWait} (capability {@code nativeBatches}), as on Kafka.
      */
     public InMemoryConfig withRetention(int messages) {
         if (messages < 1) {

@@ -61,8 +61,10 @@ final class InMemoryTransport implements Transport {
                 .timestamps()
                 .competingConsumers()
                 .transactions()
-                .broadcast();
-        this.capabilities = (retention > 0 ? caps.seek() : caps).build();
+                .broadcast()
+                .durableSequencedRetries();
+        // A log is read in runs, handed over together: log mode batches natively (core gathers none).
+        this.capabilities = (retention > 0 ? caps.seek().nativeBatches() : caps).build();
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .daemon()
                 .name("shove-memory-timer-" + context.clientName())

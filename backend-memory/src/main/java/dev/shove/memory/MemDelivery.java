@@ -10,13 +10,17 @@ final class MemDelivery implements Delivery {
     final MemMessage message;
     final MemQueue.Reader reader;
     final MemQueue queue;
+    private final Map<String, String> headers;
     private final long sequence;
     private final int deliveryCount;
 
-    MemDelivery(MemMessage message, MemQueue.Reader reader, long sequence, int deliveryCount) {
+    /** {@code headers}: the message's, or those of a sequenced retry that waited in place before. */
+    MemDelivery(
+            MemMessage message, MemQueue.Reader reader, Map<String, String> headers, long sequence, int deliveryCount) {
         this.message = message;
         this.reader = reader;
         this.queue = reader.queue();
+        this.headers = headers;
         this.sequence = sequence;
         this.deliveryCount = deliveryCount;
     }
@@ -28,7 +32,7 @@ final class MemDelivery implements Delivery {
 
     @Override
     public Map<String, String> headers() {
-        return message.headers;
+        return headers;
     }
 
     @Override

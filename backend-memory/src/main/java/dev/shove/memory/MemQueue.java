@@ -2,6 +2,7 @@ package dev.shove.memory;
 
 import dev.shove.Position;
 import dev.shove.PublishException;
+import dev.shove.ShoveHeaders;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,6 +55,9 @@ final class MemQueue {
                 new PriorityQueue<>(Comparator.comparingLong(m -> m.position));
         private final List<MemSubscription> consumers = new ArrayList<>();
         private @Nullable MemSubscription active;
+        /** Sequenced retries waiting in place, by message: their headers when delivered again. */
+        private final Map<MemMessage, Map<String, String>> waits = new java.util.IdentityHashMap<>();
+
         private long cursor;
         private int next;
         private int inFlight;
@@ -137,6 +141,22 @@ final class MemQueue {
         }
     }
 
+    /**
+     * A delivery of {@code reader} waits in place for a retry: when it is delivered again (returned by a stop, or by a
+     * closing subscription), it carries this retry count and due time.
+     */
+    void waiting(Reader reader, MemMessage message, int retryCount, long notBeforeEpochMs) {
+        Map<String, String> headers = new java.util.HashMap<>(message.headers);
+        headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(retryCount));
+        headers.put(ShoveHeaders.NOT_BEFORE, Long.toString(notBeforeEpochMs));
+        lock.lock();
+        try {
+            reader.waits.put(message, Map.copyOf(headers));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A returned delivery goes back to its original place (ahead of newer messages), to be delivered next. */
     void requeue(Reader reader, MemMessage message) {
         lock.lock();
@@ -153,10 +173,11 @@ final class MemQueue {
     }
 
     /** A delivery was settled for good, or abandoned by a seek. */
-    void settled(Reader reader) {
+    void settled(Reader reader, MemMessage message) {
         lock.lock();
         try {
             reader.inFlight--;
+            reader.waits.remove(message);
         } finally {
             lock.unlock();
         }
@@ -246,6 +267,7 @@ final class MemQueue {
         try {
             reader.cursor = target(position);
             reader.returned.clear();
+            reader.waits.clear();
             dispatch();
         } finally {
             lock.unlock();
@@ -292,11 +314,17 @@ final class MemQueue {
         }
     }
 
+    /**
+     * Hands the reader's unread messages to its subscriptions while they have window. In queue mode each message is
+     * handed over as it is taken; in log mode a subscription receives what one pass reads for it as one run ({@link
+     * MemSubscription#deliverAll}), as a Kafka poll hands over a batch of records.
+     */
     private void dispatch(Reader r) {
+        Map<MemSubscription, List<MemDelivery>> runs = isLog() ? new LinkedHashMap<>() : null;
         while (r.unread() > 0 && !r.consumers.isEmpty()) {
             MemSubscription target = pick(r);
             if (target == null) {
-                return;
+                break;
             }
             MemMessage message;
             if (!r.returned.isEmpty()) {
@@ -310,7 +338,16 @@ final class MemQueue {
             notFull.signal();
             r.inFlight++;
             message.deliveries++;
-            target.deliver(new MemDelivery(message, r, ++sequence, message.deliveries));
+            MemDelivery delivery = new MemDelivery(
+                    message, r, r.waits.getOrDefault(message, message.headers), ++sequence, message.deliveries);
+            if (runs == null) {
+                target.deliver(delivery);
+            } else {
+                runs.computeIfAbsent(target, t -> new ArrayList<>()).add(delivery);
+            }
+        }
+        if (runs != null) {
+            runs.forEach(MemSubscription::deliverAll);
         }
     }
 

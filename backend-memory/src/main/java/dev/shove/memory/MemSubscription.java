@@ -85,6 +85,12 @@ final class MemSubscription implements Subscription {
         sink.deliver(delivery);
     }
 
+    /** Hands over a run read from a log in one go; called under the queue's lock, in log order. */
+    void deliverAll(List<MemDelivery> run) {
+        outstanding.addAll(run);
+        sink.deliverAll(run);
+    }
+
     @Override
     public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
         MemDelivery d = (MemDelivery) delivery;
@@ -109,11 +115,17 @@ final class MemSubscription implements Subscription {
         if (failure != null || settlement.action() == Settlement.Action.RETURN) {
             d.queue.requeue(d.reader, d.message);
         } else {
-            d.queue.settled(d.reader);
+            d.queue.settled(d.reader, d.message);
         }
         window.incrementAndGet();
         pumpAll();
         callback.settled(failure);
+    }
+
+    @Override
+    public void waiting(Delivery delivery, int retryCount, long notBeforeEpochMs) {
+        MemDelivery d = (MemDelivery) delivery;
+        d.queue.waiting(d.reader, d.message, retryCount, notBeforeEpochMs);
     }
 
     private void pumpAll() {
@@ -144,7 +156,7 @@ final class MemSubscription implements Subscription {
         for (Delivery delivery : abandoned) {
             MemDelivery d = (MemDelivery) delivery;
             if (outstanding.remove(d)) {
-                d.queue.settled(d.reader);
+                d.queue.settled(d.reader, d.message);
                 window.incrementAndGet();
             }
         }

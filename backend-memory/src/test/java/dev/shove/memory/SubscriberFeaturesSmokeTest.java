@@ -96,6 +96,43 @@ class SubscriberFeaturesSmokeTest {
     }
 
     @Test
+    void aLogIsReadInRunsSoBatchesNeverWaitOutMaxWait() {
+        Topic<Msg> t = topic("log-batch");
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        try (Broker<InMemory> broker =
+                Broker.connect(InMemoryConfig.ofDefaults().withRetention(100))) {
+            assertThat(broker.capabilities().nativeBatches()).isTrue();
+            broker.topology().declare(t);
+            broker.publisher()
+                    .publishBatch(t, IntStream.range(0, 25).mapToObj(Msg::new).toList());
+            var group = broker.consumerGroup();
+            group.registerBatch(
+                    t,
+                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
+                            .withPrefetch(1)
+                            .withStartAt(Position.start())),
+                    // gathering would hold the last, partial batch for a minute
+                    BatchOptions.of(10, Duration.ofMinutes(1)),
+                    () -> (batch, c) -> {
+                        sizes.add(batch.size());
+                        return BatchOutcome.ackAll();
+                    });
+            group.start();
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> sizes.stream().mapToInt(Integer::intValue).sum() == 25);
+            group.stop(Duration.ofSeconds(5));
+        }
+        assertThat(sizes).allMatch(s -> s <= 10);
+    }
+
+    @Test
+    void queueModeGathersBatchesInCore() {
+        try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
+            assertThat(broker.capabilities().nativeBatches()).isFalse();
+        }
+    }
+
+    @Test
     void repliesArePublishedBeforeTheAck() {
         Topic<Msg> in = topic("req");
         Topic<Msg> out = topic("resp");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shove.BatchOptions;
 import dev.shove.BatchOutcome;
@@ -112,6 +113,23 @@ abstract class BatchContracts<B> extends Contracts<B> {
         BatchRecorder.Batch<Msg> batch = rec.awaitBatches(1).getFirst();
         assertThat(batch.messages()).containsExactly(Msg.of(1));
         assertThat(millisBetween(published, batch.startNanos())).isGreaterThanOrEqualTo(atLeastMillis(maxWait));
+    }
+
+    @Test
+    @DisplayName("where the backend receives in batches, a lone message is handed over at once, without waiting out"
+            + " maxWait")
+    void nativeBatchDoesNotWaitMaxWait() {
+        assumeTrue(
+                capabilities().nativeBatches(),
+                "shove gathers batches itself on this backend, closing a partial batch after maxWait");
+        Topic<Msg> topic = plainTopic("batch-native-no-wait");
+        BatchRecorder<Msg> rec = h().ackingBatches();
+        // maxWait far beyond the patience: the batch arrives within the patience only if nothing waits for it
+        h().consumeBatch(topic, config(), BatchOptions.of(100, h().patience().multipliedBy(3)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        BatchRecorder.Batch<Msg> batch = rec.awaitBatches(1).getFirst();
+        assertThat(batch.messages()).containsExactly(Msg.of(1));
     }
 
     @Test

@@ -266,6 +266,15 @@ final class Harness<B> implements AutoCloseable {
         }
     }
 
+    /** Waits at most {@code within} (rather than the patience) until {@code condition} holds. */
+    void await(String what, Duration within, Callable<Boolean> condition) {
+        try {
+            await().atMost(within).until(condition);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("waited " + within + " for " + what, e);
+        }
+    }
+
     /**
      * Checks that {@code condition} holds throughout the quiet period: the "nothing more happens" wait, as a poll
      * rather than a sleep.

@@ -1,6 +1,7 @@
 package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
@@ -140,6 +141,38 @@ abstract class SequencingContracts<B> extends Contracts<B> {
 
         List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
         assertThat(millisBetween(calls.get(0).startNanos(), calls.get(1).startNanos()))
+                .isGreaterThanOrEqualTo(atLeastMillis(delay));
+    }
+
+    @Test
+    @DisplayName("where sequenced retries are durable, a retry waiting in place keeps its retryCount and due time when"
+            + " its consumer stops and the next one takes over, and its key stays behind it")
+    void waitingRetrySurvivesHandOver() {
+        assumeTrue(
+                capabilities().durableSequencedRetries(),
+                "the backend keeps no wait state: a message delivered again starts from its published retryCount");
+        Duration delay = tier().multipliedBy(3);
+        Topic<Msg> topic = h().topic("seq-durable-wait")
+                .holdQueue(delay)
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .build();
+        Recorder<Msg> first = h().recorder((m, meta, attempt) -> Outcome.retry());
+        var group = h().consume(topic, first);
+        publish(topic, "a", 0, 2);
+        first.awaitCalls(1);
+        // the stop lets the handler finish; its retry then waits in place and goes back to the broker unsettled
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+        assertThat(labels(first, "a")).containsExactly("a0");
+
+        Recorder<Msg> second = h().acking();
+        h().consume(topic, second);
+        List<Recorder.Call<Msg>> calls = second.awaitCalls(2);
+
+        assertThat(labels(second, "a")).containsExactly("a0", "a1");
+        assertThat(calls.getFirst().metadata().retryCount()).isEqualTo(1);
+        assertThat(millisBetween(
+                        first.calls().getFirst().startNanos(), calls.getFirst().startNanos()))
                 .isGreaterThanOrEqualTo(atLeastMillis(delay));
     }
 

@@ -215,7 +215,9 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
                 .sequenced(SequenceFailure.SKIP, Msg::key)
                 .build();
         Gate gate = h().gate();
-        Duration longWait = h().patience().multipliedBy(3);
+        // long enough that the first group cannot run it again before its stop; short enough that the next group,
+        // which waits out the rest where sequenced retries are durable, gets it within the patience
+        Duration longWait = h().patience().dividedBy(2);
         Recorder<Msg> first = h().recorder((m, meta, attempt) -> {
             gate.pass();
             return Outcome.retry(longWait);
@@ -229,7 +231,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
                 inBackground(() -> group.stop(h().patience().multipliedBy(3)));
         h().assertStays("stop to wait for the handler in flight", () -> !stopped.isDone());
         gate.open();
-        h().await("the drain to end without waiting out the retry", stopped::isDone);
+        h().await("the drain to end without waiting out the retry", longWait.dividedBy(2), stopped::isDone);
         assertThat(stopped.join()).isEqualTo(SupervisorOutcome.CLEAN);
 
         Recorder<Msg> second = h().acking();
@@ -245,7 +247,9 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
                 .dlq()
                 .sequenced(SequenceFailure.SKIP, Msg::key)
                 .build();
-        Duration longWait = h().patience().multipliedBy(3);
+        // long enough that the first group cannot run it again before its stop; short enough that the next group,
+        // which waits out the rest where sequenced retries are durable, gets it within the patience
+        Duration longWait = h().patience().dividedBy(2);
         Recorder<Msg> first = h().recorder((m, meta, attempt) -> m.n() == 0 ? Outcome.retry(longWait) : Outcome.ack());
         var group = h().consume(topic, first);
         for (int i = 0; i < 3; i++) {
@@ -434,7 +438,9 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
                 .sequenced(SequenceFailure.SKIP, Msg::key)
                 .build();
         AtomicInteger runs = new AtomicInteger();
-        Duration longWait = h().patience().multipliedBy(3);
+        // long enough that the first group cannot run it again before its stop; short enough that the next group,
+        // which waits out the rest where sequenced retries are durable, gets it within the patience
+        Duration longWait = h().patience().dividedBy(2);
         Recorder<Msg> first =
                 h().recorder((m, meta, attempt) -> Outcome.retry(longWait).andThen(runs::incrementAndGet));
         var group = h().consume(topic, first);

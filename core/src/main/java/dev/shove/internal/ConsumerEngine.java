@@ -487,6 +487,14 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     private void waitInPlace(Job job, WaitInPlace wait) {
         job.retryCount = wait.retryCount();
+        Subscription sub = subscription;
+        if (sub != null) {
+            // before a stop may return it below: the transport keeps the wait with the message where it can
+            sub.waiting(
+                    job.delivery,
+                    wait.retryCount(),
+                    System.currentTimeMillis() + wait.delay().toMillis());
+        }
         job.requeue();
         waiting.add(job);
         if (state != RUNNING) {

@@ -23,6 +23,9 @@ import java.util.Objects;
  *     SubscriptionRequest#startAt()} work, and deliveries carry a {@link Delivery#position()}
  * @param transactions a settlement's copies and its acknowledgement commit atomically (replies included)
  * @param broadcast topics built with {@code broadcast()} are supported: each subscription receives every message
+ * @param durableSequencedRetries a sequenced retry waiting in place keeps its retry count and due time when its
+ *     consumer stops, crashes or loses the message in a rebalance: the transport stores what {@link
+ *     Subscription#waiting} reports with the message's unacknowledged position and restores it on redelivery
  */
 public record Capabilities(
         boolean exactDelays,
@@ -36,7 +39,8 @@ public record Capabilities(
         boolean nativeBatches,
         boolean seek,
         boolean transactions,
-        boolean broadcast) {
+        boolean broadcast,
+        boolean durableSequencedRetries) {
 
     public Capabilities {
         Objects.requireNonNull(maxExactDelay, "maxExactDelay");
@@ -60,6 +64,7 @@ public record Capabilities(
         private boolean seek;
         private boolean transactions;
         private boolean broadcast;
+        private boolean durableSequencedRetries;
 
         private Builder() {}
 
@@ -119,6 +124,11 @@ public record Capabilities(
             return this;
         }
 
+        public Builder durableSequencedRetries() {
+            this.durableSequencedRetries = true;
+            return this;
+        }
+
         public Capabilities build() {
             return new Capabilities(
                     exactDelays,
@@ -132,7 +142,8 @@ public record Capabilities(
                     nativeBatches,
                     seek,
                     transactions,
-                    broadcast);
+                    broadcast,
+                    durableSequencedRetries);
         }
     }
 }

@@ -43,6 +43,21 @@ public interface Subscription extends AutoCloseable {
     }
 
     /**
+     * The engine keeps {@code delivery} unsettled and will run its handler again at {@code notBeforeEpochMs} with
+     * {@code retryCount}: a retry of a sequenced topic waits in place, holding its key. Called on every such wait,
+     * before the delivery is settled or returned.
+     *
+     * <p>A transport that can keep this beside the message's unacknowledged position (Kafka: in the committed
+     * offset's metadata) does, and declares {@link Capabilities#durableSequencedRetries()}: when it delivers the
+     * message again, in this subscription or another (a restart, a rebalance), it sets the {@link
+     * dev.shove.ShoveHeaders#RETRY_COUNT} and {@link dev.shove.ShoveHeaders#NOT_BEFORE} headers of the delivery to
+     * these values, so that the retry budget and the delay survive. The state is forgotten once the delivery is
+     * settled. The default keeps nothing: a message delivered again starts from the retry count it was published
+     * with.
+     */
+    default void waiting(Delivery delivery, int retryCount, long notBeforeEpochMs) {}
+
+    /**
      * Stops handing over new deliveries. After this returns the sink receives nothing more. Settlements are still
      * accepted. Idempotent.
      */
