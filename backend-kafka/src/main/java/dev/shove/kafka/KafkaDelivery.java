@@ -1,6 +1,7 @@
 package dev.shove.kafka;
 
 import dev.shove.Position;
+import dev.shove.ShoveHeaders;
 import dev.shove.spi.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -16,6 +17,7 @@ final class KafkaDelivery implements Delivery {
     final PartitionState state;
     private final ConsumerRecord<byte[], byte[]> record;
     private final boolean hideInternal;
+    private final WaitingOffsets.@Nullable Wait wait;
     // Decoded on first use, on the handler's thread rather than the poll thread.
     private volatile @Nullable Map<String, String> headers;
     private volatile @Nullable String deliveryId;
@@ -29,6 +31,7 @@ final class KafkaDelivery implements Delivery {
         this.state = state;
         this.record = record;
         this.hideInternal = hideInternal;
+        this.wait = state.waitAt(record.offset());
     }
 
     ConsumerRecord<byte[], byte[]> record() {
@@ -45,7 +48,14 @@ final class KafkaDelivery implements Delivery {
     public Map<String, String> headers() {
         Map<String, String> h = headers;
         if (h == null) {
-            h = Collections.unmodifiableMap(KafkaHeaders.fromKafka(record.headers(), hideInternal));
+            Map<String, String> decoded = KafkaHeaders.fromKafka(record.headers(), hideInternal);
+            WaitingOffsets.Wait w = wait;
+            if (w != null) {
+                // it waited out a sequenced retry when last delivered: it goes on from there
+                decoded.put(ShoveHeaders.RETRY_COUNT, Integer.toString(w.retryCount()));
+                decoded.put(ShoveHeaders.NOT_BEFORE, Long.toString(w.notBeforeEpochMs()));
+            }
+            h = Collections.unmodifiableMap(decoded);
             headers = h;
         }
         return h;

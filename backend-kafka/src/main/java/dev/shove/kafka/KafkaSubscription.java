@@ -81,6 +81,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             boolean done,
             @Nullable Throwable failure) {}
 
+    /** A note from the engine: a record waits in place for a sequenced retry. */
+    private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
+
     private final KafkaTransport transport;
     private final SubscriptionRequest request;
     private final DeliverySink sink;
@@ -98,6 +101,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final Gauge stalledGauge;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
     private final AtomicInteger outstanding = new AtomicInteger();
@@ -122,6 +126,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private long firstCompletionNanos;
     private long lastPollNanos;
     private long lastStallCheckNanos = System.nanoTime();
+    private boolean waitsOverflowReported;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
         this.transport = transport;
@@ -229,6 +234,22 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         if (terminated) {
             applyLateNotes(); // the poll thread has finished: answer the note here
+        }
+    }
+
+    /**
+     * Keeps a sequenced retry's count and due time with the partition's committed offset (its metadata), so that
+     * whoever reads the record next, after a restart or a rebalance, goes on from there.
+     */
+    @Override
+    public void waiting(Delivery delivery, int retryCount, long notBeforeEpochMs) {
+        if (broadcast || !(delivery instanceof KafkaDelivery d) || d.owner != this) {
+            return;
+        }
+        waitNotes.add(new WaitNote(d, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs)));
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
         }
     }
 
@@ -551,17 +572,19 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
     private void applyNotes(long waitNanos) throws InterruptedException {
+        applyWaitNotes();
         Note note = notes.poll();
         if (note == null && waitNanos > 0) {
             // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
             sleeping = true;
-            if (notes.isEmpty() && seekRequests.isEmpty()) {
+            if (notes.isEmpty() && seekRequests.isEmpty() && waitNotes.isEmpty()) {
                 LockSupport.parkNanos(this, waitNanos);
             }
             sleeping = false;
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
+            applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
             note = notes.poll();
         }
         while (note != null) {
@@ -585,6 +608,17 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         if (!ready.isEmpty()) {
             succeed(ready);
+        }
+    }
+
+    private void applyWaitNotes() {
+        for (WaitNote w = waitNotes.poll(); w != null; w = waitNotes.poll()) {
+            KafkaDelivery d = w.delivery();
+            PartitionState state = owned.get(d.partition());
+            if (state == d.state) {
+                state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
+                countCompletion(); // commit the wait soon
+            }
         }
     }
 
@@ -688,12 +722,22 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         });
     }
 
-    private static Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
+    private Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionState state : states) {
             long point = state.takeCommit();
             if (point >= 0) {
-                offsets.put(state.partition, new OffsetAndMetadata(point));
+                offsets.put(state.partition, new OffsetAndMetadata(point, state.commitMetadata(point)));
+                if (!waitsOverflowReported && !state.waitsFit()) {
+                    waitsOverflowReported = true;
+                    log.warn(
+                            "partition {} of topic '{}' has more sequenced retries waiting than fit into the commit"
+                                    + " metadata; if consumer {} stops now, the last of them start again from their"
+                                    + " published retry count",
+                            state.partition.partition(),
+                            queue,
+                            request.consumerId());
+                }
             }
         }
         return offsets;
@@ -789,6 +833,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         for (TopicPartition tp : partitions) {
             owned.put(tp.partition(), new PartitionState(tp));
         }
+        restoreWaits(partitions);
         Position start = request.startAt();
         if (!startApplied && !partitions.isEmpty()) {
             // The start position applies to the partitions of this consumer's first assignment only: partitions that
@@ -813,6 +858,41 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         if (!partitions.isEmpty()) {
             log.debug("consumer {} of topic '{}' got partitions {}", request.consumerId(), queue, partitions);
+        }
+    }
+
+    /** Reads the sequenced retries waiting in the partitions' committed offsets' metadata ({@link WaitingOffsets}). */
+    private void restoreWaits(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty() || broadcast) {
+            return;
+        }
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(
+                    new HashSet<>(partitions), transport.config().apiTimeout());
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+                PartitionState state = owned.get(e.getKey().partition());
+                if (e.getValue() == null || state == null) {
+                    continue;
+                }
+                var waits = WaitingOffsets.decode(e.getValue().metadata());
+                if (!waits.isEmpty()) {
+                    state.restore(waits);
+                    log.debug(
+                            "consumer {} of topic '{}' resumes {} waiting retries in partition {}",
+                            request.consumerId(),
+                            queue,
+                            waits.size(),
+                            e.getKey().partition());
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn(
+                    "consumer {} of topic '{}' could not read the committed offsets of {}: {}; retries that waited"
+                            + " there start again from their published retry count",
+                    request.consumerId(),
+                    queue,
+                    partitions,
+                    e.toString());
         }
     }
 

@@ -52,6 +52,7 @@ final class KafkaTransport implements Transport {
 
     static final Capabilities CAPABILITIES = Capabilities.builder()
             .durableRetries()
+            .durableSequencedRetries()
             .coordinates()
             .timestamps()
             .competingConsumers()

@@ -3,6 +3,8 @@ package dev.shove.kafka;
 import dev.shove.spi.SettleCallback;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 
@@ -40,6 +42,10 @@ final class PartitionState {
     private final ArrayDeque<Awaiting> awaiting = new ArrayDeque<>();
     private long headSinceNanos = System.nanoTime();
     private boolean stallReported;
+    /** Sequenced retries waiting in place, by offset: written with each commit ({@link WaitingOffsets}). */
+    private final NavigableMap<Long, WaitingOffsets.Wait> waits = new TreeMap<>();
+    /** The waits changed since the last commit was sent: the next commit must carry them even if it does not move. */
+    private boolean waitsChanged;
 
     /** A done record's callback waiting for a commit that covers it. */
     private record Awaiting(long offset, SettleCallback callback) {}
@@ -106,8 +112,45 @@ final class PartitionState {
         states[i] = DONE;
         callbacks[i] = callback;
         inFlight--;
+        if (waits.remove(offset) != null) {
+            waitsChanged = true;
+        }
         advance();
         return true;
+    }
+
+    /**
+     * The record at {@code offset} waits in place for a retry (it stays in flight): its next run has {@code
+     * retryCount} and is due at {@code notBeforeEpochMs}. Ignored unless the record is pending in this state (in
+     * flight, or already returned by a stop that followed the wait).
+     */
+    void waiting(long offset, int retryCount, long notBeforeEpochMs) {
+        int i = indexOf(offset);
+        if (i >= 0 && states[i] != DONE) {
+            waits.put(offset, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs));
+            waitsChanged = true;
+        }
+    }
+
+    /** The waits read from the committed offset's metadata when the partition was assigned. */
+    void restore(NavigableMap<Long, WaitingOffsets.Wait> restored) {
+        waits.putAll(restored);
+    }
+
+    /** The wait of the record at {@code offset}, if it waited out a retry when last delivered. */
+    WaitingOffsets.@Nullable Wait waitAt(long offset) {
+        return waits.get(offset);
+    }
+
+    /** The commit metadata for a commit at {@code point}: the waits of records at or after it. */
+    String commitMetadata(long point) {
+        waits.headMap(point).clear(); // settled, or skipped by a seek
+        return WaitingOffsets.encode(waits);
+    }
+
+    /** Whether the waits fit in full into the commit metadata. */
+    boolean waitsFit() {
+        return WaitingOffsets.fits(waits);
     }
 
     /** The record goes back to be read again (returned, or withdrawn from the engine); false if not in flight. */
@@ -140,11 +183,15 @@ final class PartitionState {
         return size > 0 ? offsets[head] : next;
     }
 
-    /** The commit point if it moved past what was last sent (and records it as sent), else -1. */
+    /**
+     * The commit point if it moved past what was last sent or the waits changed since (and records it as sent), else
+     * -1.
+     */
     long takeCommit() {
         long point = commitPoint();
-        if (point > sentCommit) {
+        if (point > sentCommit || (waitsChanged && point >= 0)) {
             sentCommit = point;
+            waitsChanged = false;
             return point;
         }
         return -1;
@@ -153,6 +200,7 @@ final class PartitionState {
     /** A commit was refused: send it again next time. */
     void commitFailed() {
         sentCommit = committed;
+        waitsChanged = !waits.isEmpty() || waitsChanged;
     }
 
     /** The broker confirmed a commit at {@code offset}; adds the callbacks it covers to {@code out}. */

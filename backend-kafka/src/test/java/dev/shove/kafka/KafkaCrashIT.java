@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -20,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -35,6 +37,9 @@ class KafkaCrashIT {
 
     private static final int MESSAGES = 30;
     private static final long TIER_MS = 6_000;
+    /** Longer than the dead consumer's session timeout and the next one's join, so the due time is still ahead. */
+    private static final long SEQUENCED_TIER_MS = 20_000;
+
     private static final List<String> created = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -59,19 +64,9 @@ class KafkaCrashIT {
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             broker.topology().declare(topic);
 
-            Process child = startChild(name);
+            Process child = startChild(name, TIER_MS);
             List<String> lines = new CopyOnWriteArrayList<>();
-            Thread reader = Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r =
-                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        lines.add(line);
-                    }
-                } catch (Exception e) {
-                    // the child died
-                }
-            });
+            Thread reader = readLines(child, lines);
             try {
                 await().atMost(Duration.ofSeconds(60)).until(() -> lines.contains("STARTED"));
                 broker.publisher()
@@ -112,6 +107,102 @@ class KafkaCrashIT {
         }
     }
 
+    @Test
+    @DisplayName("a consumer killed while sequenced retries wait in place: the next one resumes each with its retry"
+            + " count and due time, and its key stays behind it")
+    void killDuringSequencedWaitKeepsCountAndDueTime() throws Exception {
+        String name = KafkaTestSupport.unique("crash-seq");
+        created.add(name);
+        int messages = 10; // keys k0..k4, two messages each
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(SEQUENCED_TIER_MS))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, m -> RetryingChild.key(m.n()))
+                .build();
+        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+            broker.topology().declare(topic);
+
+            Process child = startChild(name, SEQUENCED_TIER_MS, "sequenced");
+            List<String> lines = new CopyOnWriteArrayList<>();
+            Thread reader = readLines(child, lines);
+            long firstAttemptsSeen;
+            try {
+                await().atMost(Duration.ofSeconds(60)).until(() -> lines.contains("STARTED"));
+                broker.publisher()
+                        .publishBatch(
+                                topic,
+                                IntStream.range(0, messages).mapToObj(Msg::new).toList());
+                // The first message of each key ran and waits in place; the second of each key waits behind it.
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> firstAttempts(lines).size() == 5);
+                firstAttemptsSeen = System.currentTimeMillis();
+                // The waits reached the committed offsets' metadata.
+                await().atMost(Duration.ofSeconds(30)).until(() -> committedWaits(name) == 5);
+                assertThat(firstAttempts(lines)).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
+            } finally {
+                child.destroyForcibly(); // SIGKILL: no drain, no commit, no leave-group
+                child.waitFor(30, TimeUnit.SECONDS);
+                reader.join(5_000);
+            }
+            assertThat(secondAttempts(lines))
+                    .as("killed before any retry was due")
+                    .isEmpty();
+
+            List<String> calls = new CopyOnWriteArrayList<>();
+            Map<Integer, Long> firstCallAt = new ConcurrentHashMap<>();
+            var group = broker.consumerGroup();
+            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+                calls.add(m.n() + "@" + meta.retryCount());
+                firstCallAt.putIfAbsent(m.n(), System.currentTimeMillis());
+                return Outcome.ack();
+            });
+            group.start();
+            await().atMost(Duration.ofSeconds(90)).until(() -> calls.size() == messages);
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+
+            assertThat(calls)
+                    .as("the waiting first message of each key resumes with retryCount 1; the second was never run")
+                    .containsExactlyInAnyOrder("0@1", "1@1", "2@1", "3@1", "4@1", "5@0", "6@0", "7@0", "8@0", "9@0");
+            for (int n = 0; n < 5; n++) {
+                assertThat(firstCallAt.get(n))
+                        .as("message %d waits out its delay", n)
+                        .isGreaterThanOrEqualTo(firstAttemptsSeen + SEQUENCED_TIER_MS - 1_000);
+                assertThat(firstCallAt.get(n + 5))
+                        .as("message %d runs after the first of its key", n + 5)
+                        .isGreaterThanOrEqualTo(firstCallAt.get(n));
+            }
+        }
+    }
+
+    /** The waits recorded in the metadata of the group's committed offsets, over all partitions. */
+    private static int committedWaits(String group) throws Exception {
+        try (Admin admin = KafkaTestSupport.admin()) {
+            return admin
+                    .listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .filter(om -> om != null)
+                    .mapToInt(om -> WaitingOffsets.decode(om.metadata()).size())
+                    .sum();
+        }
+    }
+
+    private static Thread readLines(Process child, List<String> lines) {
+        return Thread.ofPlatform().daemon().start(() -> {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (Exception e) {
+                // the child died
+            }
+        });
+    }
+
     private static Set<Integer> firstAttempts(List<String> lines) {
         return attempts(lines, "0");
     }
@@ -129,7 +220,7 @@ class KafkaCrashIT {
                 .collect(Collectors.toSet());
     }
 
-    private static Process startChild(String topic) throws Exception {
+    private static Process startChild(String topic, long tierMs, String... more) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>();
         command.add(java);
@@ -139,7 +230,8 @@ class KafkaCrashIT {
         command.add(RetryingChild.class.getName());
         command.add(KafkaTestSupport.bootstrap());
         command.add(topic);
-        command.add(Long.toString(TIER_MS));
+        command.add(Long.toString(tierMs));
+        command.addAll(List.of(more));
         return new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();

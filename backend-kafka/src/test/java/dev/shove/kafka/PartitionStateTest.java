@@ -108,4 +108,55 @@ class PartitionStateTest {
         assertThat(state.takeCommit()).isEqualTo(100);
         assertThat(state.takeCommit()).isEqualTo(-1);
     }
+
+    @Test
+    @DisplayName("a new wait is committed even though the commit point did not move, and travels in the metadata")
+    void aWaitIsCommittedWithoutMoving() {
+        state.admit(10);
+        state.admit(11);
+        assertThat(state.takeCommit()).isEqualTo(10);
+        assertThat(state.takeCommit()).isEqualTo(-1);
+
+        state.waiting(10, 2, 5_000);
+        assertThat(state.takeCommit()).isEqualTo(10);
+        assertThat(WaitingOffsets.decode(state.commitMetadata(10)))
+                .containsExactly(java.util.Map.entry(10L, new WaitingOffsets.Wait(2, 5_000)));
+        assertThat(state.takeCommit()).isEqualTo(-1);
+    }
+
+    @Test
+    @DisplayName("a wait ends with its record: completing it drops it from the metadata")
+    void aCompletedRecordNoLongerWaits() {
+        state.admit(10);
+        state.waiting(10, 1, 5_000);
+        state.takeCommit();
+        state.complete(10, null);
+
+        assertThat(state.takeCommit()).isEqualTo(11);
+        assertThat(state.commitMetadata(11)).isEmpty();
+        assertThat(state.waitAt(10)).isNull();
+    }
+
+    @Test
+    @DisplayName("a restored wait is handed to the record read again at its offset, and kept in later commits")
+    void restoredWaitsApplyToTheirRecords() {
+        java.util.NavigableMap<Long, WaitingOffsets.Wait> restored = new java.util.TreeMap<>();
+        restored.put(20L, new WaitingOffsets.Wait(4, 9_000));
+        state.restore(restored);
+
+        assertThat(state.waitAt(20)).isEqualTo(new WaitingOffsets.Wait(4, 9_000));
+        assertThat(state.waitAt(21)).isNull();
+        state.admit(20);
+        assertThat(WaitingOffsets.decode(state.commitMetadata(20))).containsOnlyKeys(20L);
+    }
+
+    @Test
+    @DisplayName("a wait reported after its record was returned is still kept: the next reader resumes it")
+    void aWaitAfterTheReturnIsKept() {
+        state.admit(10);
+        state.markReturned(10);
+        state.waiting(10, 1, 5_000);
+
+        assertThat(state.waitAt(10)).isEqualTo(new WaitingOffsets.Wait(1, 5_000));
+    }
 }

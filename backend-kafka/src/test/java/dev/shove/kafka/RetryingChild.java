@@ -3,6 +3,7 @@ package dev.shove.kafka;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
+import dev.shove.SequenceFailure;
 import dev.shove.Topic;
 import java.time.Duration;
 
@@ -10,18 +11,27 @@ import java.time.Duration;
  * A consumer run in a child JVM by {@link KafkaCrashIT}, so the test can kill it at any moment with SIGKILL. It
  * retries every message it sees for the first time and prints one line per handler call: {@code HANDLED n retryCount}.
  *
- * <p>Arguments: bootstrap servers, topic name, hold tier in milliseconds.
+ * <p>Arguments: bootstrap servers, topic name, hold tier in milliseconds, and optionally {@code sequenced}: the topic
+ * is then sequenced by {@link #key} (its retries wait in place).
  */
 public final class RetryingChild {
     record Msg(int n) {}
 
     private RetryingChild() {}
 
+    /** The sequence key of message {@code n} in {@code sequenced} mode: five keys. */
+    static String key(int n) {
+        return "k" + n % 5;
+    }
+
     public static void main(String[] args) throws Exception {
-        Topic<Msg> topic = Topic.builder(args[1], Msg.class)
+        var builder = Topic.builder(args[1], Msg.class)
                 .holdQueue(Duration.ofMillis(Long.parseLong(args[2])))
-                .dlq()
-                .build();
+                .dlq();
+        if (args.length > 3 && args[3].equals("sequenced")) {
+            builder.sequenced(SequenceFailure.SKIP, m -> key(m.n()));
+        }
+        Topic<Msg> topic = builder.build();
         KafkaConfig config = KafkaConfig.custom(args[0])
                 .partitions(4)
                 .sessionTimeout(Duration.ofSeconds(6))
