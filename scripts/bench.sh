@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs a throughput benchmark of shove side by side with the raw client, against the real broker.
+# Runs a throughput benchmark of shove side by side with the raw client (the real broker, or in memory).
 #
-#   scripts/bench.sh kafka [key=value ...]    # e.g. scripts/bench.sh kafka runs=3 records=300000
+#   scripts/bench.sh memory [key=value ...]      # in-memory backend, no broker: e.g. scripts/bench.sh memory runs=3
+#   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000
+#   scripts/bench.sh rabbitmq [key=value ...]    # e.g. scripts/bench.sh rabbitmq runs=3 messages=50000
 #
 # Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
 # (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
@@ -12,9 +14,11 @@ cd "$here"
 
 broker=${1:-}
 case "$broker" in
+    memory) main=dev.shove.benchmarks.MemoryBenchmark ;;
     kafka) main=dev.shove.benchmarks.KafkaBenchmark ;;
+    rabbitmq) main=dev.shove.benchmarks.RabbitMqBenchmark ;;
     *)
-        echo "usage: scripts/bench.sh kafka [key=value ...]" >&2
+        echo "usage: scripts/bench.sh memory|kafka|rabbitmq [key=value ...]" >&2
         exit 2
         ;;
 esac
@@ -25,7 +29,9 @@ if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
 fi
 export JAVA_HOME
 
-scripts/brokers.sh up "$broker"
+if [ "$broker" != memory ]; then
+    scripts/brokers.sh up "$broker"
+fi
 ./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \
     -DskipTests -DskipITs -Dspotless.check.skip=true -Dmdep.outputFile=target/classpath.txt
 # SHOVE_BENCH_JAVA_OPTS adds JVM options, e.g. -XX:StartFlightRecording=filename=bench.jfr to profile.

@@ -9,6 +9,7 @@ import dev.shove.Topic;
 import dev.shove.kafka.Kafka;
 import dev.shove.kafka.KafkaConfig;
 import dev.shove.kafka.KafkaConsumerGroupConfig;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * Each mode reads the same records with its own consumer group from the beginning; a rate is measured from the first
  * record handled to the last. Prints records/s per run, then the median of the runs and the ratios b/a and c/d.
+ * Each mode's client CPU time per record is printed too: the process's CPU time ({@code
+ * com.sun.management.OperatingSystemMXBean#getProcessCpuTime()}) over the whole mode (the broker is another process),
+ * divided by the records. It moves far less than the rates on a shared machine, so it is the figure to compare two
+ * versions of the engine by.
  *
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
  * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300000), {@code seqRecords} (30000), {@code prefetch}
@@ -131,13 +136,20 @@ public final class KafkaBenchmark {
                     records + seqRecords,
                     (System.nanoTime() - t0) / 1e9);
             double[][] rates = new double[5][runs];
+            double[][] cpu = new double[5][runs];
             for (int run = 0; run < runs; run++) {
-                rates[0][run] = modes.contains("a") ? rawVirtualThreads(plain.name()) : Double.NaN;
-                rates[1][run] = modes.contains("b") ? shove(broker, plain, records, prefetch, 0) : Double.NaN;
-                rates[2][run] =
-                        modes.contains("c") ? shove(broker, sequenced, seqRecords, seqPrefetch, workMs) : Double.NaN;
-                rates[3][run] = modes.contains("d") ? rawPartitionSerial(sequenced.name(), seqRecords) : Double.NaN;
-                rates[4][run] = modes.contains("e") ? rawPollLoop(plain.name()) : Double.NaN;
+                int r = run;
+                measure("a", records, rates[0], cpu[0], r, () -> rawVirtualThreads(plain.name()));
+                measure("b", records, rates[1], cpu[1], r, () -> shove(broker, plain, records, prefetch, 0));
+                measure(
+                        "c",
+                        seqRecords,
+                        rates[2],
+                        cpu[2],
+                        r,
+                        () -> shove(broker, sequenced, seqRecords, seqPrefetch, workMs));
+                measure("d", seqRecords, rates[3], cpu[3], r, () -> rawPartitionSerial(sequenced.name(), seqRecords));
+                measure("e", records, rates[4], cpu[4], r, () -> rawPollLoop(plain.name()));
                 System.out.printf(
                         Locale.ROOT,
                         "run %d: (a) raw virtual threads %,.0f/s  (b) shove no-op %,.0f/s  (c) shove sequenced %,.0f/s"
@@ -152,6 +164,14 @@ public final class KafkaBenchmark {
                         rates[1][run] / rates[0][run],
                         rates[2][run] / rates[3][run],
                         rates[1][run] / rates[4][run]);
+                System.out.printf(
+                        Locale.ROOT,
+                        "       client CPU per record: (a) %.2f us  (b) %.2f us  (c) %.2f us  (d) %.2f us  (e) %.2f us%n",
+                        cpu[0][run] / 1000,
+                        cpu[1][run] / 1000,
+                        cpu[2][run] / 1000,
+                        cpu[3][run] / 1000,
+                        cpu[4][run] / 1000);
             }
             double a = median(rates[0]);
             double b = median(rates[1]);
@@ -171,10 +191,39 @@ public final class KafkaBenchmark {
                     b / a,
                     c / d,
                     b / e);
+            System.out.printf(
+                    Locale.ROOT,
+                    "median client CPU per record: (a) %.2f us  (b) %.2f us  (c) %.2f us  (d) %.2f us  (e) %.2f us%n",
+                    median(cpu[0]) / 1000,
+                    median(cpu[1]) / 1000,
+                    median(cpu[2]) / 1000,
+                    median(cpu[3]) / 1000,
+                    median(cpu[4]) / 1000);
         } finally {
             deleteTopics(plain.name(), sequenced.name());
         }
     }
+
+    /** A mode: reads the records and returns its rate. */
+    @FunctionalInterface
+    interface Mode {
+        double run() throws Exception;
+    }
+
+    /** Runs a mode if {@code modes} names it, storing its rate and the client's CPU time per record; NaN if not. */
+    private void measure(String mode, int count, double[] rates, double[] cpu, int run, Mode body) throws Exception {
+        if (!modes.contains(mode)) {
+            rates[run] = Double.NaN;
+            cpu[run] = Double.NaN;
+            return;
+        }
+        long before = PROCESS.getProcessCpuTime();
+        rates[run] = body.run();
+        cpu[run] = (double) (PROCESS.getProcessCpuTime() - before) / count;
+    }
+
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private void publish(Broker<Kafka> broker, Topic<Msg> topic, int count) {
         String note = "x".repeat(30);
