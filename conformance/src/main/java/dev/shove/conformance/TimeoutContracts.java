@@ -60,7 +60,8 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("a timeout counts shove.messages.failed{reason=timeout} and consumed{outcome=retry}")
+    @DisplayName("a timeout counts shove.messages.failed{reason=timeout} and consumed{outcome=retry}, and the"
+            + " interrupted call is not counted again when it returns")
     void timeoutCounted() {
         Topic<Msg> topic = plainTopic("timeout-count");
         Gate gate = h().gate();
@@ -77,6 +78,12 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
         h().await(
                         "failed{reason=timeout} = 1 and consumed{outcome=retry} = 1",
                         () -> h().count("shove.messages.failed", "topic", topic.name(), "reason", "timeout") == 1
+                                && h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "retry")
+                                        == 1);
+        // the first call returns once interrupted; only the second call's ack may count
+        h().assertStays(
+                        "consumed{outcome=ack} = 1 and consumed{outcome=retry} = 1",
+                        () -> h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "ack") == 1
                                 && h().count("shove.messages.consumed", "topic", topic.name(), "outcome", "retry")
                                         == 1);
     }

@@ -9,8 +9,8 @@ import dev.shove.Topic;
 import java.util.List;
 
 /**
- * The interceptors of a registration around its handler, outermost first. With no interceptors a call goes straight
- * to the handler, allocating nothing.
+ * The interceptors of a registration around its handler, outermost first: shove's {@link MetricsInterceptor}, then
+ * the group's and the registration's own, then the handler.
  */
 final class InterceptorChain<T, C> {
     private final Topic<T> topic;
@@ -23,21 +23,35 @@ final class InterceptorChain<T, C> {
         this.handler = handler;
     }
 
-    Outcome call(T message, MessageMetadata metadata, C context) throws Exception {
-        if (interceptors.length == 0) {
-            return handler.handle(message, metadata, context);
+    /** Calls the chain for one run of {@code job}, armed in the worker's watchdog {@code slot}. */
+    Outcome call(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, C context) throws Exception {
+        return new Call(job, slot, message, metadata, context).proceed();
+    }
+
+    /**
+     * For shove's own interceptors at the end of a call: whether they may count this run in the handler meters. Not
+     * when the call was taken over (at its deadline the engine counts the timeout outcome; at the drain's deadline
+     * the message goes back uncounted), and only once per run ({@link Job#claimCount}).
+     */
+    static boolean claimCount(Invocation invocation) {
+        if (!(invocation instanceof InterceptorChain<?, ?>.Call call)) {
+            throw new IllegalArgumentException("not a call of a shove interceptor chain: " + invocation);
         }
-        return new Call(message, metadata, context).proceed();
+        return call.slot.isRunning() && call.job.claimCount();
     }
 
     /** One call travelling down the chain. */
     private final class Call implements Invocation {
+        private final Job job;
+        private final Watchdog.Slot slot;
         private final T message;
         private final MessageMetadata metadata;
         private Object context;
         private int next;
 
-        Call(T message, MessageMetadata metadata, Object context) {
+        Call(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, Object context) {
+            this.job = job;
+            this.slot = slot;
             this.message = message;
             this.metadata = metadata;
             this.context = context;

@@ -20,10 +20,12 @@ final class Job implements SettleCallback {
     static final int WITHDRAWN = 3;
 
     private static final VarHandle STATE;
+    private static final VarHandle COUNTED_RUNS;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(Job.class, "state", int.class);
+            COUNTED_RUNS = MethodHandles.lookup().findVarHandle(Job.class, "countedRuns", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -53,6 +55,9 @@ final class Job implements SettleCallback {
     @Nullable
     Runnable continuation;
 
+    @SuppressWarnings("unused") // accessed through COUNTED_RUNS
+    private volatile int countedRuns;
+
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
@@ -61,6 +66,23 @@ final class Job implements SettleCallback {
         this.delivery = delivery;
         this.key = key;
         this.retryCount = parseRetryCount(delivery);
+    }
+
+    /**
+     * Claims the right to count the current run in the handler meters: true once per run. The metrics interceptor
+     * (when the call returns) and the watchdog (when it takes the call over) race for it; the first one counts.
+     */
+    boolean claimCount() {
+        int run = runs;
+        while (true) {
+            int counted = (int) COUNTED_RUNS.getVolatile(this);
+            if (counted >= run) {
+                return false;
+            }
+            if (COUNTED_RUNS.compareAndSet(this, counted, run)) {
+                return true;
+            }
+        }
     }
 
     boolean start() {

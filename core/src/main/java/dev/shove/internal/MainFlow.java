@@ -52,11 +52,10 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         MessageMetadata metadata = reg.metadata(job);
         C context = reg.context;
         job.runs++;
-        if (!engine.invoke(worker, job, () -> chain.call(message, metadata, context))) {
+        if (!engine.invoke(worker, job, () -> chain.call(job, worker.slot, message, metadata, context))) {
             return; // taken over by the watchdog or the drain, which settle it
         }
-        Outcome outcome = reg.outcomeOf(job, worker.result, worker.error);
-        reg.meters.consumed(outcome.kind(), worker.nanos);
+        Outcome outcome = reg.outcomeOf(job, worker.result, worker.error); // counted by the MetricsInterceptor
         Decision decision = reg.policy.decide(outcome, job.retryCount);
         if (decision instanceof Ack && !outcome.replies().isEmpty()) {
             reg.ackWithReplies(engine, job, outcome, worker);
@@ -71,7 +70,9 @@ final class MainFlow<T, C> implements ConsumerEngine.Flow {
         Job job = (Job) token;
         Outcome outcome = reg.timeoutOutcome;
         reg.meters.failed("timeout");
-        reg.meters.consumed(outcome.kind(), reg.timeoutNanos);
+        if (job.claimCount()) { // unless the chain returned just now and its MetricsInterceptor counted it
+            reg.meters.consumed(outcome.kind(), reg.timeoutNanos);
+        }
         log.warn(
                 "handler for topic '{}' exceeded its timeout of {} on message {}; interrupted, treated as {}",
                 reg.topic.name(),

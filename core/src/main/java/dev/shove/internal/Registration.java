@@ -459,8 +459,12 @@ final class Registration<T, C> {
 
     private ConsumerEngine.Flow mainFlow() {
         return switch (handlers) {
-            case HandlerSpec.Single<T, C> single ->
-                new MainFlow<>(this, new InterceptorChain<T, C>(topic, interceptors, fromFactory(single.factory())));
+            case HandlerSpec.Single<T, C> single -> {
+                List<HandlerInterceptor> chain = new ArrayList<>(interceptors.size() + 1);
+                chain.add(new MetricsInterceptor(meters)); // outermost: counts what the whole chain decided
+                chain.addAll(interceptors);
+                yield new MainFlow<>(this, new InterceptorChain<T, C>(topic, chain, fromFactory(single.factory())));
+            }
             case HandlerSpec.Batch<T, C> batch -> new BatchFlow<>(this, fromFactory(batch.factory()));
         };
     }

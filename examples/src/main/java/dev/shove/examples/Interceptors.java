@@ -42,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Four orders are published: {@code o-1} (tenant acme) and {@code o-2} (globex) are handled; {@code o-3} (no
  * tenant) and {@code o-4} (initech, unknown) are rejected by the guard and reach {@code handleDead}, which
  * interceptors do not wrap. Every step each interceptor takes is printed, then what shove counted in {@code
- * shove.messages.consumed}: the short-circuited calls too, because the engine counts around the whole chain.
+ * shove.messages.consumed}: the short-circuited calls too, because shove's metrics interceptor is the outermost link
+ * of the chain.
  *
  * <p>Run it with {@code scripts/quickstart.sh Interceptors}.
  */
@@ -192,7 +193,7 @@ public final class Interceptors {
                     .counter();
             consumed.put(kind.tag(), c == null ? 0.0 : c.count());
         }
-        out.printf("shove.messages.consumed: %s (the engine counts around the whole chain)%n", consumed);
+        out.printf("shove.messages.consumed: %s (counted by the outermost interceptor, shove's own)%n", consumed);
         Result result = trace.result(consumed, outcome);
         List<String> problems = result.problems();
         out.println(
