@@ -863,8 +863,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     /** Reads the sequenced retries waiting in the partitions' committed offsets' metadata ({@link WaitingOffsets}). */
     private void restoreWaits(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty() || broadcast) {
-            return;
+        if (partitions.isEmpty() || !main || !request.topic().isSequenced()) {
+            return; // only sequenced topics wait in place: no round trip for the others
         }
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(

@@ -46,6 +46,8 @@ final class PartitionState {
     private final NavigableMap<Long, WaitingOffsets.Wait> waits = new TreeMap<>();
     /** The waits changed since the last commit was sent: the next commit must carry them even if it does not move. */
     private boolean waitsChanged;
+    /** Whether the last {@link #commitMetadata} held every wait. */
+    private boolean waitsFit = true;
 
     /** A done record's callback waiting for a commit that covers it. */
     private record Awaiting(long offset, SettleCallback callback) {}
@@ -145,12 +147,14 @@ final class PartitionState {
     /** The commit metadata for a commit at {@code point}: the waits of records at or after it. */
     String commitMetadata(long point) {
         waits.headMap(point).clear(); // settled, or skipped by a seek
-        return WaitingOffsets.encode(waits);
+        String metadata = WaitingOffsets.encode(waits);
+        waitsFit = WaitingOffsets.entries(metadata) == waits.size();
+        return metadata;
     }
 
-    /** Whether the waits fit in full into the commit metadata. */
+    /** Whether the waits fitted in full into the last commit metadata. */
     boolean waitsFit() {
-        return WaitingOffsets.fits(waits);
+        return waitsFit;
     }
 
     /** The record goes back to be read again (returned, or withdrawn from the engine); false if not in flight. */

@@ -47,7 +47,21 @@ final class WaitingOffsets {
 
     /** Whether {@code waits} fit in full into one commit's metadata. */
     static boolean fits(NavigableMap<Long, Wait> waits) {
-        return decode(encode(waits)).size() == waits.size();
+        return entries(encode(waits)) == waits.size();
+    }
+
+    /** How many waits {@link #encode} wrote into {@code metadata}. */
+    static int entries(String metadata) {
+        if (metadata.length() <= PREFIX.length()) {
+            return 0;
+        }
+        int n = 1;
+        for (int i = PREFIX.length(); i < metadata.length(); i++) {
+            if (metadata.charAt(i) == ',') {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
