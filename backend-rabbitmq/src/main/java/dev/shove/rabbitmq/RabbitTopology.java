@@ -241,28 +241,20 @@ final class RabbitTopology {
 
     /** Whether a queue exists (a passive declare; a missing queue closes the channel it was asked on). */
     boolean exists(Topic<?> topic, String queue) {
-        Channel channel = open(topic);
-        try {
-            channel.queueDeclarePassive(queue);
-            return true;
-        } catch (IOException | ShutdownSignalException e) {
-            AMQP.Channel.@Nullable Close close = channelClose(e);
-            if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
-                return false;
-            }
-            throw new BrokerUnavailableException(
-                    "checking queue '" + queue + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
-        } finally {
-            closeQuietly(channel);
-        }
+        return passivelyDeclared(topic, "queue", queue, channel -> channel.queueDeclarePassive(queue));
     }
 
     /** Whether the fanout exchange of a broadcast topic (or of the topic, were it one) exists. */
     boolean exchangeExists(Topic<?> topic) {
         String exchange = broadcastExchange(topic);
+        return passivelyDeclared(topic, "exchange", exchange, channel -> channel.exchangeDeclarePassive(exchange));
+    }
+
+    /** A passive declare on a channel of its own: true if the object exists, false if the broker says NOT_FOUND. */
+    private boolean passivelyDeclared(Topic<?> topic, String kind, String name, PassiveDeclare declare) {
         Channel channel = open(topic);
         try {
-            channel.exchangeDeclarePassive(exchange);
+            declare.on(channel);
             return true;
         } catch (IOException | ShutdownSignalException e) {
             AMQP.Channel.@Nullable Close close = channelClose(e);
@@ -270,10 +262,15 @@ final class RabbitTopology {
                 return false;
             }
             throw new BrokerUnavailableException(
-                    "checking exchange '" + exchange + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
+                    "checking " + kind + " '" + name + "' of topic '" + topic.name() + "' on RabbitMQ failed: " + e, e);
         } finally {
             closeQuietly(channel);
         }
+    }
+
+    @FunctionalInterface
+    private interface PassiveDeclare {
+        void on(Channel channel) throws IOException;
     }
 
     private static void warnAboutConsumerTimeout(Topic<?> topic) {
