@@ -57,7 +57,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * versions of the engine by.
  *
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
- * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300000), {@code seqRecords} (30000), {@code prefetch}
+ * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300_000), {@code seqRecords} (30_000), {@code prefetch}
  * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcde: which of the
  * five to run).
  */
@@ -73,27 +73,20 @@ public final class KafkaBenchmark {
     private final long workMs;
     private final String modes;
 
-    private KafkaBenchmark(Map<String, String> args) {
-        String env = System.getenv("SHOVE_KAFKA_BOOTSTRAP");
-        this.bootstrap = args.getOrDefault("bootstrap", env == null || env.isBlank() ? "127.0.0.1:9092" : env);
-        this.records = Integer.parseInt(args.getOrDefault("records", "300000"));
-        this.seqRecords = Integer.parseInt(args.getOrDefault("seqRecords", "30000"));
-        this.prefetch = Integer.parseInt(args.getOrDefault("prefetch", "1000"));
-        this.seqPrefetch = Integer.parseInt(args.getOrDefault("seqPrefetch", "200"));
-        this.keys = Integer.parseInt(args.getOrDefault("keys", "1000"));
-        this.workMs = Long.parseLong(args.getOrDefault("workMs", "1"));
-        this.modes = args.getOrDefault("modes", "abcde");
+    private KafkaBenchmark(BenchArgs args) {
+        this.bootstrap = args.textOrEnv("bootstrap", "SHOVE_KAFKA_BOOTSTRAP", "127.0.0.1:9092");
+        this.records = args.integer("records", 300_000);
+        this.seqRecords = args.integer("seqRecords", 30_000);
+        this.prefetch = args.integer("prefetch", 1000);
+        this.seqPrefetch = args.integer("seqPrefetch", 200);
+        this.keys = args.integer("keys", 1000);
+        this.workMs = args.longValue("workMs", 1);
+        this.modes = args.text("modes", "abcde");
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String a : argv) {
-            int eq = a.indexOf('=');
-            if (eq > 0) {
-                args.put(a.substring(0, eq), a.substring(eq + 1));
-            }
-        }
-        int runs = Integer.parseInt(args.getOrDefault("runs", "3"));
+        BenchArgs args = BenchArgs.parse(argv);
+        int runs = args.runs();
         KafkaBenchmark bench = new KafkaBenchmark(args);
         bench.run(runs);
     }

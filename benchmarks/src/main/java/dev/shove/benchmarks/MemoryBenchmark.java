@@ -13,10 +13,8 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +54,7 @@ import java.util.function.IntFunction;
  * machine. On a shared, noisy machine it moves far less between runs than the rate does, so it is the figure to
  * compare two versions of the engine by.
  *
- * <p>Arguments (all optional, {@code key=value}): {@code runs} (3), {@code messages} (1000000), {@code capacity}
+ * <p>Arguments (all optional, {@code key=value}): {@code runs} (3), {@code messages} (1_000_000), {@code capacity}
  * (the in-memory broker's queue capacity and the raw queue's, {@value InMemoryConfig#DEFAULT_CAPACITY}), {@code
  * prefetch} (100), {@code modes} (abcd).
  */
@@ -76,23 +74,16 @@ public final class MemoryBenchmark {
         static final Result SKIPPED = new Result(Double.NaN, Double.NaN, Double.NaN);
     }
 
-    private MemoryBenchmark(Map<String, String> args) {
-        this.messages = Integer.parseInt(args.getOrDefault("messages", "1000000"));
-        this.capacity =
-                Integer.parseInt(args.getOrDefault("capacity", Integer.toString(InMemoryConfig.DEFAULT_CAPACITY)));
-        this.prefetch = Integer.parseInt(args.getOrDefault("prefetch", "100"));
-        this.modes = args.getOrDefault("modes", "abcd");
+    private MemoryBenchmark(BenchArgs args) {
+        this.messages = args.integer("messages", 1_000_000);
+        this.capacity = args.integer("capacity", InMemoryConfig.DEFAULT_CAPACITY);
+        this.prefetch = args.integer("prefetch", 100);
+        this.modes = args.text("modes", "abcd");
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String a : argv) {
-            int eq = a.indexOf('=');
-            if (eq > 0) {
-                args.put(a.substring(0, eq), a.substring(eq + 1));
-            }
-        }
-        int runs = Integer.parseInt(args.getOrDefault("runs", "3"));
+        BenchArgs args = BenchArgs.parse(argv);
+        int runs = args.runs();
         new MemoryBenchmark(args).run(runs);
     }
 

@@ -65,7 +65,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Arguments (all optional, {@code key=value}): {@code uri} (env {@code SHOVE_RABBITMQ_URI}, default {@code
  * amqp://guest:guest@127.0.0.1:5672}), {@code management} ({@code http://127.0.0.1:15672}, guest/guest), {@code runs}
- * (3), {@code messages} (50000), {@code prefetch} (100), {@code ackEvery} (50), {@code roundTripMessages} (1000),
+ * (3), {@code messages} (50_000), {@code prefetch} (100), {@code ackEvery} (50), {@code roundTripMessages} (1000),
  * {@code modes} (abcr: r is the round-trip count).
  */
 public final class RabbitMqBenchmark {
@@ -82,26 +82,19 @@ public final class RabbitMqBenchmark {
     private final String modes;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    private RabbitMqBenchmark(Map<String, String> args) {
-        String env = System.getenv("SHOVE_RABBITMQ_URI");
-        this.uri = args.getOrDefault("uri", env == null || env.isBlank() ? "amqp://guest:guest@127.0.0.1:5672" : env);
-        this.management = args.getOrDefault("management", "http://127.0.0.1:15672");
-        this.messages = Integer.parseInt(args.getOrDefault("messages", "50000"));
-        this.prefetch = Integer.parseInt(args.getOrDefault("prefetch", "100"));
-        this.ackEvery = Integer.parseInt(args.getOrDefault("ackEvery", "50"));
-        this.roundTripMessages = Integer.parseInt(args.getOrDefault("roundTripMessages", "1000"));
-        this.modes = args.getOrDefault("modes", "abcr");
+    private RabbitMqBenchmark(BenchArgs args) {
+        this.uri = args.textOrEnv("uri", "SHOVE_RABBITMQ_URI", "amqp://guest:guest@127.0.0.1:5672");
+        this.management = args.text("management", "http://127.0.0.1:15672");
+        this.messages = args.integer("messages", 50_000);
+        this.prefetch = args.integer("prefetch", 100);
+        this.ackEvery = args.integer("ackEvery", 50);
+        this.roundTripMessages = args.integer("roundTripMessages", 1000);
+        this.modes = args.text("modes", "abcr");
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String a : argv) {
-            int eq = a.indexOf('=');
-            if (eq > 0) {
-                args.put(a.substring(0, eq), a.substring(eq + 1));
-            }
-        }
-        int runs = Integer.parseInt(args.getOrDefault("runs", "3"));
+        BenchArgs args = BenchArgs.parse(argv);
+        int runs = args.runs();
         new RabbitMqBenchmark(args).run(runs);
     }
 
