@@ -2,7 +2,6 @@ package dev.shove;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.shove.internal.JsonCodec;
 import java.util.Objects;
 
 /**
@@ -44,8 +43,8 @@ public final class AuditLog {
     /** The record with its payload converted to a generic JSON value. */
     public static AuditRecord<JsonNode> asJson(AuditRecord<?> record) {
         JsonNode payload = record.payload() instanceof byte[] bytes
-                ? JsonCodec.sharedMapper().getNodeFactory().binaryNode(bytes)
-                : JsonCodec.sharedMapper().valueToTree(record.payload());
+                ? JsonCodec.DEFAULT_MAPPER.getNodeFactory().binaryNode(bytes)
+                : JsonCodec.DEFAULT_MAPPER.valueToTree(record.payload());
         return new AuditRecord<>(
                 record.traceId(),
                 record.topic(),

@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.Bounds;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -34,15 +35,9 @@ public record AutoscalerConfig(
     public static final Duration DEFAULT_COOLDOWN = Duration.ofSeconds(30);
 
     public AutoscalerConfig {
-        Objects.requireNonNull(pollInterval, "pollInterval");
-        Objects.requireNonNull(hysteresis, "hysteresis");
-        Objects.requireNonNull(cooldown, "cooldown");
-        if (pollInterval.isNegative() || pollInterval.isZero()) {
-            throw new IllegalArgumentException("autoscaler pollInterval must be positive, was " + pollInterval);
-        }
-        if (hysteresis.isNegative() || cooldown.isNegative()) {
-            throw new IllegalArgumentException("autoscaler hysteresis and cooldown must not be negative");
-        }
+        Bounds.positive("autoscaler pollInterval", pollInterval);
+        Bounds.nonNegative("autoscaler hysteresis", hysteresis);
+        Bounds.nonNegative("autoscaler cooldown", cooldown);
         if (!(scaleDownMultiplier >= 0 && scaleDownMultiplier < scaleUpMultiplier)) {
             throw new IllegalArgumentException("autoscaler multipliers must satisfy 0 <= scaleDown (%s) < scaleUp (%s)"
                     .formatted(scaleDownMultiplier, scaleUpMultiplier));
@@ -50,10 +45,10 @@ public record AutoscalerConfig(
     }
 
     public static AutoscalerConfig ofDefaults() {
-        return custom().build();
+        return builder().build();
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 

@@ -1,6 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.DeadLetters;
 import java.util.List;
 
 /**

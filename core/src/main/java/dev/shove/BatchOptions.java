@@ -1,7 +1,7 @@
 package dev.shove;
 
+import dev.shove.spi.Bounds;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How a batch registration forms batches: at most {@code maxBatchSize} messages, and a batch closes {@code maxWait}
@@ -16,14 +16,15 @@ public record BatchOptions(int maxBatchSize, Duration maxWait) {
     /** How long a batch waits for more messages unless told otherwise. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofMillis(50);
 
+    /** The largest {@code maxBatchSize}. */
+    public static final int MAX_BATCH_SIZE = 10_000;
+
     public BatchOptions {
-        if (maxBatchSize < 1) {
-            throw new IllegalArgumentException("maxBatchSize must be at least 1, was " + maxBatchSize);
+        if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException(
+                    "maxBatchSize must be between 1 and %d, was %d".formatted(MAX_BATCH_SIZE, maxBatchSize));
         }
-        Objects.requireNonNull(maxWait, "maxWait");
-        if (maxWait.isNegative()) {
-            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
-        }
+        Bounds.nonNegative("batch maxWait", maxWait);
     }
 
     /** Batches of up to {@code maxBatchSize}, waiting up to {@code maxWait} for the batch to fill. */

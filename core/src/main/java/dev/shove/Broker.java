@@ -1,25 +1,18 @@
 package dev.shove;
 
-import dev.shove.internal.BrokerServices;
-import dev.shove.internal.ConsumerGroupImpl;
-import dev.shove.internal.ConsumerRuntime;
-import dev.shove.internal.ConsumerSupervisorImpl;
-import dev.shove.internal.Metrics;
-import dev.shove.internal.PublisherImpl;
+import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.Engine;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
+import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ServiceLoader;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The entry point: one connection to one broker, from which come the {@link #topology() topology declarer}, the
@@ -39,22 +32,16 @@ import org.slf4j.LoggerFactory;
  * @param <B> the backend marker, e.g. {@code InMemory}, {@code Kafka}, {@code RabbitMq}
  */
 public final class Broker<B> implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(Broker.class);
-
     /** How long {@link #ping()} waits for the broker. */
     public static final Duration DEFAULT_PING_TIMEOUT = Duration.ofSeconds(5);
 
     private final Transport transport;
-    private final BrokerServices services;
-    private final Publisher publisher;
-    private final Set<ConsumerRuntime<?>> runtimes = ConcurrentHashMap.newKeySet();
+    private final Engine engine;
     private volatile boolean closed;
 
-    private Broker(Transport transport, MeterRegistry registry, String clientName) {
+    private Broker(Transport transport, Engine engine) {
         this.transport = transport;
-        Metrics metrics = new Metrics(registry);
-        this.services = new BrokerServices(transport, metrics, clientName);
-        this.publisher = new PublisherImpl(transport, metrics);
+        this.engine = engine;
     }
 
     /**
@@ -63,12 +50,12 @@ public final class Broker<B> implements AutoCloseable {
      * @throws BrokerUnavailableException when the broker cannot be reached
      */
     public static <B> Broker<B> connect(BrokerConfig<B> config) {
-        return custom(config).connect();
+        return builder(config).connect();
     }
 
-    /** Starts a connection with options: {@code Broker.custom(config).meterRegistry(registry).connect()}. */
-    public static <B> Options<B> custom(BrokerConfig<B> config) {
-        return new Options<>(Objects.requireNonNull(config, "config"));
+    /** Starts a connection with options: {@code Broker.builder(config).meterRegistry(registry).connect()}. */
+    public static <B> Builder<B> builder(BrokerConfig<B> config) {
+        return new Builder<>(Objects.requireNonNull(config, "config"));
     }
 
     /** Declares topics. */
@@ -80,19 +67,19 @@ public final class Broker<B> implements AutoCloseable {
     /** Publishes messages; the same instance every time. */
     public Publisher publisher() {
         checkOpen();
-        return publisher;
+        return engine.publisher();
     }
 
     /** A new consumer group with no context; call {@link ConsumerGroup#withContext} to give it one. */
     public ConsumerGroup<B, NoContext> consumerGroup() {
         checkOpen();
-        return new ConsumerGroupImpl<>(newRuntime(NoContext.INSTANCE), this::newRuntime);
+        return engine.consumerGroup();
     }
 
     /** A new supervisor (one consumer per topic) with no context. */
     public ConsumerSupervisor<B, NoContext> consumerSupervisor() {
         checkOpen();
-        return new ConsumerSupervisorImpl<>(newRuntime(NoContext.INSTANCE), this::newRuntime);
+        return engine.consumerSupervisor();
     }
 
     /** What the backend can do (exact delays, delivery counts, ...). */
@@ -112,7 +99,7 @@ public final class Broker<B> implements AutoCloseable {
      */
     public void ping(Duration timeout) {
         checkOpen();
-        transport.ping(Objects.requireNonNull(timeout, "timeout"));
+        transport.ping(Bounds.positive("ping timeout", timeout));
     }
 
     /**
@@ -126,13 +113,6 @@ public final class Broker<B> implements AutoCloseable {
     /** The backend's short name, e.g. {@code memory}. */
     public String backendName() {
         return transport.name();
-    }
-
-    private <C> ConsumerRuntime<C> newRuntime(C context) {
-        checkOpen();
-        ConsumerRuntime<C> runtime = new ConsumerRuntime<>(services, context, runtimes::remove);
-        runtimes.add(runtime);
-        return runtime;
     }
 
     private void checkOpen() {
@@ -149,15 +129,11 @@ public final class Broker<B> implements AutoCloseable {
             }
             closed = true;
         }
-        for (ConsumerRuntime<?> runtime : new ArrayList<>(runtimes)) {
-            try {
-                runtime.close();
-            } catch (RuntimeException e) {
-                log.warn("stopping a consumer group while closing the broker failed", e);
-            }
+        try {
+            engine.close();
+        } finally {
+            transport.close();
         }
-        services.close();
-        transport.close();
     }
 
     /**
@@ -165,34 +141,54 @@ public final class Broker<B> implements AutoCloseable {
      *
      * @param <B> the backend marker
      */
-    public static final class Options<B> {
+    public static final class Builder<B> {
         private final BrokerConfig<B> config;
         private @Nullable MeterRegistry meterRegistry;
         private @Nullable String clientName;
 
-        private Options(BrokerConfig<B> config) {
+        private Builder(BrokerConfig<B> config) {
             this.config = config;
         }
 
-        /** Where shove registers its meters (names in DESIGN.md / docs); none by default. */
-        public Options<B> meterRegistry(MeterRegistry registry) {
+        /** Where shove registers its meters (names in {@link ShoveMeters}); none by default. */
+        public Builder<B> meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
         /** The name on connections and client ids; {@code shove-<pid>} by default. */
-        public Options<B> clientName(String name) {
+        public Builder<B> clientName(String name) {
             this.clientName = Objects.requireNonNull(name, "name");
             return this;
         }
 
+        /**
+         * Opens the connection and starts the engine.
+         *
+         * @throws BrokerUnavailableException when the broker cannot be reached
+         */
         public Broker<B> connect() {
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
             String name = clientName != null
                     ? clientName
                     : "shove-" + ProcessHandle.current().pid();
-            Transport transport = config.open(new TransportContext(registry, name));
-            return new Broker<>(transport, registry, name);
+            TransportContext context = new TransportContext(registry, name, new WireHeaders(registry));
+            Transport transport = config.open(context);
+            try {
+                return new Broker<>(transport, Engines.FACTORY.start(transport, context));
+            } catch (RuntimeException | Error e) {
+                transport.close();
+                throw e;
+            }
         }
+    }
+
+    /** The engine, found once (see {@link Engine}). */
+    private static final class Engines {
+        static final Engine.Factory FACTORY = ServiceLoader.load(Engine.Factory.class, Broker.class.getClassLoader())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("shove's engine is missing: shove-core's"
+                        + " META-INF/services/dev.shove.spi.Engine$Factory (or its module-info 'provides') was not"
+                        + " found; when you shade or repackage shove-core, merge its service files"));
     }
 }

@@ -2,8 +2,6 @@ package dev.shove;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.shove.internal.JsonCodec;
-import dev.shove.internal.RawCodec;
 
 /**
  * Turns messages into bytes and back. Every topic has one; the default is JSON through Jackson ({@link #json(Class)}),

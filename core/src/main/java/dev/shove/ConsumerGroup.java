@@ -11,7 +11,8 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * var group = broker.consumerGroup().withContext(state);
- * group.register(ORDERS, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 4)), OrderHandler::new);
+ * group.register(ORDERS, OrderHandler::new);                                // one consumer, defaults
+ * group.register(INVOICES, ConsumerGroupConfig.of(1, 4), InvoiceHandler::new); // 1..4 consumers, autoscaled
  * SupervisorOutcome outcome = group.runUntil(ShutdownSignal.onJvmShutdown(), Duration.ofSeconds(30));
  * }</pre>
  *
@@ -20,7 +21,7 @@ import java.util.function.Supplier;
  * consumer that passes dead letters to {@link MessageHandler#handleDead}. Sequenced topics register the same way. A
  * broadcast topic gets exactly one consumer per registration, which receives every message. Thread-safe.
  *
- * @param <B> the backend marker; a registration takes that backend's group settings
+ * @param <B> the backend marker
  * @param <C> the context type passed to every handler
  */
 public interface ConsumerGroup<B, C> extends AutoCloseable {
@@ -43,6 +44,15 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
     ConsumerGroup<B, C> withInterceptor(HandlerInterceptor interceptor);
 
     /**
+     * Declares the topic and registers a handler factory for it with {@link ConsumerGroupConfig#ofDefaults()}: one
+     * consumer, default options.
+     *
+     * @throws IllegalStateException when the topic is already registered in this group
+     * @throws TopologyException when the topic cannot be declared
+     */
+    <T> ConsumerGroup<B, C> register(Topic<T> topic, Supplier<? extends MessageHandler<T, ? super C>> handlerFactory);
+
+    /**
      * Declares the topic and registers a handler factory for it; the factory is called once per consumer. If the
      * group is running, the registration's minimum consumers start at once.
      *
@@ -51,7 +61,7 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      */
     <T> ConsumerGroup<B, C> register(
             Topic<T> topic,
-            ConsumerGroupConfig<B> config,
+            ConsumerGroupConfig config,
             Supplier<? extends MessageHandler<T, ? super C>> handlerFactory);
 
     /**
@@ -62,7 +72,7 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      */
     <T> ConsumerGroup<B, C> registerBatch(
             Topic<T> topic,
-            ConsumerGroupConfig<B> config,
+            ConsumerGroupConfig config,
             BatchOptions batch,
             Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory);
 

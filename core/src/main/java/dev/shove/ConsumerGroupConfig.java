@@ -5,93 +5,211 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one topic is consumed by a {@link ConsumerGroup}: the backend's group settings plus group-wide ones (the
- * autoscaler, the group's name, the dead-letter consumer). Immutable.
+ * How a {@link ConsumerGroup} consumes one topic: how many consumers (min..max), the {@link ConsumerOptions} they run
+ * with, and the group-wide settings (the autoscaler, the group's name, the dead-letter consumer). The same on every
+ * backend. Immutable and thread-safe; build one with {@link #builder()}, or take {@link #ofDefaults()} or {@link
+ * #of(int, int)}.
  *
  * <pre>{@code
- * ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 4).withHandlerTimeout(Duration.ofSeconds(60)))
- *         .withAutoscaler(AutoscalerConfig.custom().pollInterval(Duration.ofSeconds(2)).build());
+ * group.register(ORDERS, ConsumerGroupConfig.builder()
+ *         .consumers(1, 4)                                  // min..max, scaled by the autoscaler
+ *         .handlerTimeout(Duration.ofSeconds(60))
+ *         .handlerTimeoutOutcome(Outcome.defer())
+ *         .build(), OrderHandler::new);
  * }</pre>
  *
- * <p>Defaults: the autoscaler runs with {@link AutoscalerConfig#ofDefaults()} when {@code max > min}; the group is
- * named after the topic; a dead-letter consumer calls {@link MessageHandler#handleDead} when the topic has a DLQ.
- *
- * @param <B> the backend marker
+ * <p>Defaults: exactly one consumer; the consumer defaults of {@link ConsumerOptions}; the autoscaler runs with {@link
+ * AutoscalerConfig#ofDefaults()} whenever {@code max > min}; the group is named after the topic; a dead-letter
+ * consumer calls {@link MessageHandler#handleDead} when the topic has a DLQ.
  */
-public final class ConsumerGroupConfig<B> {
-    private final GroupConfig<B, ?> backend;
+public final class ConsumerGroupConfig {
+    /** The most consumers one registration may run. */
+    public static final int MAX_CONSUMERS = 1_000;
+
+    private static final ConsumerGroupConfig DEFAULTS = builder().build();
+
+    private final int minConsumers;
+    private final int maxConsumers;
+    private final ConsumerOptions options;
     private final @Nullable AutoscalerConfig autoscaler;
     private final boolean autoscalerDisabled;
     private final @Nullable String groupName;
     private final boolean deadLetterConsumer;
+    private final @Nullable BackendGroupSettings backendSettings;
 
-    private ConsumerGroupConfig(
-            GroupConfig<B, ?> backend,
-            @Nullable AutoscalerConfig autoscaler,
-            boolean autoscalerDisabled,
-            @Nullable String groupName,
-            boolean deadLetterConsumer) {
-        this.backend = backend;
-        this.autoscaler = autoscaler;
-        this.autoscalerDisabled = autoscalerDisabled;
-        this.groupName = groupName;
-        this.deadLetterConsumer = deadLetterConsumer;
+    private ConsumerGroupConfig(Builder b) {
+        this.minConsumers = b.minConsumers;
+        this.maxConsumers = b.maxConsumers;
+        this.options = b.options();
+        this.autoscaler = b.autoscaler;
+        this.autoscalerDisabled = b.autoscalerDisabled;
+        this.groupName = b.groupName;
+        this.deadLetterConsumer = b.deadLetterConsumer;
+        this.backendSettings = b.backendSettings;
     }
 
-    /** Group settings around the backend's own. */
-    public static <B> ConsumerGroupConfig<B> of(GroupConfig<B, ?> backend) {
-        return new ConsumerGroupConfig<>(Objects.requireNonNull(backend, "backend"), null, false, null, true);
+    /** One consumer, every default. */
+    public static ConsumerGroupConfig ofDefaults() {
+        return DEFAULTS;
     }
 
-    public GroupConfig<B, ?> backend() {
-        return backend;
+    /** Between {@code min} and {@code max} consumers, every other default. */
+    public static ConsumerGroupConfig of(int min, int max) {
+        return builder().consumers(min, max).build();
     }
 
-    /** Scale with these settings (whenever {@code max > min}). */
-    public ConsumerGroupConfig<B> withAutoscaler(AutoscalerConfig config) {
-        return new ConsumerGroupConfig<>(
-                backend, Objects.requireNonNull(config, "config"), false, groupName, deadLetterConsumer);
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** Never scale by itself; {@link ConsumerGroup#scaleUp} and {@link ConsumerGroup#scaleDown} still work. */
-    public ConsumerGroupConfig<B> withoutAutoscaler() {
-        return new ConsumerGroupConfig<>(backend, null, true, groupName, deadLetterConsumer);
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.from(options);
+        b.minConsumers = minConsumers;
+        b.maxConsumers = maxConsumers;
+        b.autoscaler = autoscaler;
+        b.autoscalerDisabled = autoscalerDisabled;
+        b.groupName = groupName;
+        b.deadLetterConsumer = deadLetterConsumer;
+        b.backendSettings = backendSettings;
+        return b;
     }
 
-    /**
-     * Names the group: consumers with the same group name share the topic's messages, across processes. Defaults to
-     * the topic's name. Also the {@code consumer_group} metric tag.
-     */
-    public ConsumerGroupConfig<B> withGroupName(String name) {
-        return new ConsumerGroupConfig<>(
-                backend, autoscaler, autoscalerDisabled, Objects.requireNonNull(name, "name"), deadLetterConsumer);
+    /** The fewest consumers the registration runs (0 allowed: then only the autoscaler or scaleUp starts one). */
+    public int minConsumers() {
+        return minConsumers;
     }
 
-    /** Do not consume the topic's dead-letter queue in this group (another service does it). */
-    public ConsumerGroupConfig<B> withoutDeadLetterConsumer() {
-        return new ConsumerGroupConfig<>(backend, autoscaler, autoscalerDisabled, groupName, false);
+    /** The most consumers the registration runs. */
+    public int maxConsumers() {
+        return maxConsumers;
+    }
+
+    /** The settings every consumer of the registration runs with. */
+    public ConsumerOptions options() {
+        return options;
     }
 
     /** The autoscaler settings, or empty when the group does not scale by itself. */
     public Optional<AutoscalerConfig> autoscaler() {
-        if (autoscalerDisabled || backend.maxConsumers() <= backend.minConsumers()) {
+        if (autoscalerDisabled || maxConsumers <= minConsumers) {
             return Optional.empty();
         }
         return Optional.of(autoscaler != null ? autoscaler : AutoscalerConfig.ofDefaults());
     }
 
+    /** The group's name, if one was set; the topic's name otherwise. */
     public Optional<String> groupName() {
         return Optional.ofNullable(groupName);
     }
 
+    /** Whether the group also consumes the topic's dead-letter queue (calling {@code handleDead}). */
     public boolean deadLetterConsumer() {
         return deadLetterConsumer;
     }
 
+    /** Settings of this backend's own, if any were added. */
+    public Optional<BackendGroupSettings> backendSettings() {
+        return Optional.ofNullable(backendSettings);
+    }
+
     @Override
     public String toString() {
-        return "ConsumerGroupConfig[" + backend + ", autoscaler="
+        return "ConsumerGroupConfig[consumers=" + minConsumers + ".." + maxConsumers + ", autoscaler="
                 + autoscaler().map(Object::toString).orElse("off") + (groupName != null ? ", group=" + groupName : "")
-                + "]";
+                + (deadLetterConsumer ? "" : ", no dead-letter consumer")
+                + (backendSettings != null ? ", " + backendSettings : "") + ", " + options + "]";
+    }
+
+    /**
+     * Builds a {@link ConsumerGroupConfig}: the group settings below, and every consumer setting of {@link
+     * ConsumerOptions.Builder}. Starts from the defaults. Not thread-safe.
+     */
+    public static final class Builder extends ConsumerOptions.Settings<Builder> {
+        private int minConsumers = 1;
+        private int maxConsumers = 1;
+        private @Nullable AutoscalerConfig autoscaler;
+        private boolean autoscalerDisabled;
+        private @Nullable String groupName;
+        private boolean deadLetterConsumer = true;
+        private @Nullable BackendGroupSettings backendSettings;
+
+        private Builder() {}
+
+        /**
+         * Between {@code min} and {@code max} consumers: {@code 0 <= min <= max}, {@code 1 <= max <=} {@value
+         * #MAX_CONSUMERS}. The registration starts {@code min}; the autoscaler (or {@link ConsumerGroup#scaleUp})
+         * adds up to {@code max}.
+         */
+        public Builder consumers(int min, int max) {
+            ConsumerOptions.Settings.inRange("max consumers", max, 1, MAX_CONSUMERS);
+            if (min < 0 || min > max) {
+                throw new IllegalArgumentException(
+                        "min consumers must be between 0 and max consumers (%d), was %d".formatted(max, min));
+            }
+            this.minConsumers = min;
+            this.maxConsumers = max;
+            return this;
+        }
+
+        /** Exactly {@code count} consumers: {@code consumers(count, count)}. */
+        public Builder consumers(int count) {
+            return consumers(count, count);
+        }
+
+        /** Takes every consumer setting (prefetch, retries, timeouts, ...) from {@code options}. */
+        public Builder options(ConsumerOptions options) {
+            from(Objects.requireNonNull(options, "options"));
+            return this;
+        }
+
+        /** Scale with these settings (whenever {@code max > min}). */
+        public Builder autoscaler(AutoscalerConfig config) {
+            this.autoscaler = Objects.requireNonNull(config, "config");
+            this.autoscalerDisabled = false;
+            return this;
+        }
+
+        /** Never scale by itself; {@link ConsumerGroup#scaleUp} and {@link ConsumerGroup#scaleDown} still work. */
+        public Builder noAutoscaler() {
+            this.autoscaler = null;
+            this.autoscalerDisabled = true;
+            return this;
+        }
+
+        /**
+         * Names the group: consumers with the same group name share the topic's messages, across processes. Defaults
+         * to the topic's name. Also the {@code consumer_group} metric tag.
+         */
+        public Builder groupName(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("group name must not be blank");
+            }
+            this.groupName = name;
+            return this;
+        }
+
+        /** Leaves the topic's dead-letter queue alone: another service (or a later group) consumes it. */
+        public Builder noDeadLetterConsumer() {
+            this.deadLetterConsumer = false;
+            return this;
+        }
+
+        /**
+         * Adds settings only one backend has (e.g. {@code KafkaGroupSettings}); registering the config on a broker of
+         * another backend fails.
+         */
+        public Builder backendSettings(BackendGroupSettings settings) {
+            this.backendSettings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** The config as set. */
+        public ConsumerGroupConfig build() {
+            return new ConsumerGroupConfig(this);
+        }
     }
 }

@@ -1,32 +1,42 @@
 package dev.shove;
 
+import dev.shove.spi.Bounds;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The per-registration consumer settings shared by every backend. Immutable: each {@code with...} returns a copy.
- * Start from {@link #defaults()}.
+ * The settings of one registration's consumers, the same on every backend. Immutable and thread-safe; build one with
+ * {@link #builder()}, or take {@link #ofDefaults()}. A {@link ConsumerGroupConfig} carries these settings too (its
+ * builder has the same methods), so a group registration rarely names this class.
+ *
+ * <pre>{@code
+ * ConsumerOptions options = ConsumerOptions.builder()
+ *         .prefetch(20)
+ *         .handlerTimeout(Duration.ofSeconds(60))
+ *         .handlerTimeoutOutcome(Outcome.defer())
+ *         .build();
+ * }</pre>
+ *
+ * <p>Defaults:
  *
  * <ul>
  *   <li>{@code prefetch} {@value #DEFAULT_PREFETCH}: messages (or batches) handled at once per consumer.
  *   <li>{@code maxRetries} {@value #DEFAULT_MAX_RETRIES}: the handler runs at most {@code maxRetries + 1} times per
  *       message; a retry at {@code retryCount == maxRetries} dead-letters the message.
  *   <li>handler timeout: inherited from the group ({@link ConsumerGroup#withDefaultHandlerTimeout}), else {@link
- *       #DEFAULT_HANDLER_TIMEOUT}; {@link #withoutHandlerTimeout()} disables it.
+ *       #DEFAULT_HANDLER_TIMEOUT}; {@link Builder#noHandlerTimeout()} disables it.
  *   <li>handler timeout outcome {@link Outcome#retry()}: what a timed-out handler counts as.
  *   <li>{@code maxMessageSize} {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes: larger payloads are dead-lettered unread.
  *   <li>{@code laneBuffer} {@value #DEFAULT_LANE_BUFFER}: on a sequenced topic, how many received messages a consumer
  *       holds for keys that are busy (a key whose earlier message is running or waiting out a retry).
- *   <li>decode-failure policy {@link DecodeFailurePolicy#REJECT}; no required headers; no interceptors; the broker's
- *       default start position; no seeking.
+ *   <li>decode-failure policy {@link DecodeFailurePolicy#REJECT}; no required headers; no header contract; no
+ *       interceptors; the broker's default start position; no seeking.
  * </ul>
  */
 public final class ConsumerOptions {
@@ -36,60 +46,22 @@ public final class ConsumerOptions {
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 10 * 1024 * 1024;
     public static final int DEFAULT_LANE_BUFFER = 100;
 
-    private static final ConsumerOptions DEFAULTS = new ConsumerOptions(new Fields());
+    /** The largest {@code prefetch}. */
+    public static final int MAX_PREFETCH = 100_000;
 
-    /** The mutable twin used to derive copies; never escapes this class. */
-    private static final class Fields {
-        int prefetch = DEFAULT_PREFETCH;
-        int maxRetries = DEFAULT_MAX_RETRIES;
+    /** The largest {@code maxRetries}. */
+    public static final int MAX_RETRIES = 100_000;
 
-        @Nullable
-        Duration handlerTimeout;
+    /** The largest {@code laneBuffer}. */
+    public static final int MAX_LANE_BUFFER = 1_000_000;
 
-        boolean handlerTimeoutDisabled;
-
-        @Nullable
-        Outcome handlerTimeoutOutcome;
-
-        int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
-        int laneBuffer = DEFAULT_LANE_BUFFER;
-        DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.REJECT;
-        Set<String> requiredHeaders = Set.of();
-
-        @Nullable
-        Class<? extends Record> headerContract;
-
-        List<HandlerInterceptor> interceptors = List.of();
-
-        @Nullable
-        Position startAt;
-
-        boolean seeking;
-
-        Fields() {}
-
-        Fields(ConsumerOptions o) {
-            prefetch = o.prefetch;
-            maxRetries = o.maxRetries;
-            handlerTimeout = o.handlerTimeout;
-            handlerTimeoutDisabled = o.handlerTimeoutDisabled;
-            handlerTimeoutOutcome = o.handlerTimeoutOutcome;
-            maxMessageSize = o.maxMessageSize;
-            laneBuffer = o.laneBuffer;
-            decodeFailurePolicy = o.decodeFailurePolicy;
-            requiredHeaders = o.requiredHeaders;
-            headerContract = o.headerContract;
-            interceptors = o.interceptors;
-            startAt = o.startAt;
-            seeking = o.seeking;
-        }
-    }
+    private static final ConsumerOptions DEFAULTS = builder().build();
 
     private final int prefetch;
     private final int maxRetries;
     private final @Nullable Duration handlerTimeout;
     private final boolean handlerTimeoutDisabled;
-    private final @Nullable Outcome handlerTimeoutOutcome;
+    private final Outcome handlerTimeoutOutcome;
     private final int maxMessageSize;
     private final int laneBuffer;
     private final DecodeFailurePolicy decodeFailurePolicy;
@@ -99,31 +71,37 @@ public final class ConsumerOptions {
     private final @Nullable Position startAt;
     private final boolean seeking;
 
-    private ConsumerOptions(Fields f) {
-        this.prefetch = f.prefetch;
-        this.maxRetries = f.maxRetries;
-        this.handlerTimeout = f.handlerTimeout;
-        this.handlerTimeoutDisabled = f.handlerTimeoutDisabled;
-        this.handlerTimeoutOutcome = f.handlerTimeoutOutcome;
-        this.maxMessageSize = f.maxMessageSize;
-        this.laneBuffer = f.laneBuffer;
-        this.decodeFailurePolicy = f.decodeFailurePolicy;
-        this.requiredHeaders = f.requiredHeaders;
-        this.headerContract = f.headerContract;
-        this.interceptors = f.interceptors;
-        this.startAt = f.startAt;
-        this.seeking = f.seeking;
-    }
-
-    private ConsumerOptions with(Consumer<Fields> change) {
-        Fields f = new Fields(this);
-        change.accept(f);
-        return new ConsumerOptions(f);
+    private ConsumerOptions(Settings<?> s) {
+        this.prefetch = s.prefetch;
+        this.maxRetries = s.maxRetries;
+        this.handlerTimeout = s.handlerTimeout;
+        this.handlerTimeoutDisabled = s.handlerTimeoutDisabled;
+        this.handlerTimeoutOutcome = s.handlerTimeoutOutcome;
+        this.maxMessageSize = s.maxMessageSize;
+        this.laneBuffer = s.laneBuffer;
+        this.decodeFailurePolicy = s.decodeFailurePolicy;
+        this.requiredHeaders = s.requiredHeaders;
+        this.headerContract = s.headerContract;
+        this.interceptors = s.interceptors;
+        this.startAt = s.startAt;
+        this.seeking = s.seeking;
     }
 
     /** The defaults listed above. */
-    public static ConsumerOptions defaults() {
+    public static ConsumerOptions ofDefaults() {
         return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.from(this);
+        return b;
     }
 
     public int prefetch() {
@@ -145,7 +123,7 @@ public final class ConsumerOptions {
 
     /** What a timed-out handler counts as; {@link Outcome#retry()} unless set. */
     public Outcome handlerTimeoutOutcome() {
-        return handlerTimeoutOutcome == null ? Outcome.retry() : handlerTimeoutOutcome;
+        return handlerTimeoutOutcome;
     }
 
     /** The payload size limit in bytes; empty when disabled. */
@@ -166,7 +144,7 @@ public final class ConsumerOptions {
         return requiredHeaders;
     }
 
-    /** The record type every message's headers must parse into, if any (see {@link #withHeaderContract}). */
+    /** The record type every message's headers must parse into, if any (see {@link Builder#headerContract}). */
     public Optional<Class<? extends Record>> headerContract() {
         return Optional.ofNullable(headerContract);
     }
@@ -184,129 +162,6 @@ public final class ConsumerOptions {
     /** Whether handlers may move the subscription with {@link Outcome#andSeek(Position)}. */
     public boolean isSeeking() {
         return seeking;
-    }
-
-    /** Handle up to {@code prefetch} messages at once per consumer (at least 1). */
-    public ConsumerOptions withPrefetch(int prefetch) {
-        if (prefetch < 1) {
-            throw new IllegalArgumentException("prefetch must be at least 1, was " + prefetch);
-        }
-        return with(f -> f.prefetch = prefetch);
-    }
-
-    /** Run the handler at most {@code maxRetries + 1} times per message (0 means no retries at all). */
-    public ConsumerOptions withMaxRetries(int maxRetries) {
-        if (maxRetries < 0) {
-            throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
-        }
-        return with(f -> f.maxRetries = maxRetries);
-    }
-
-    /** Interrupt a handler that runs longer than {@code timeout} and apply the timeout outcome. */
-    public ConsumerOptions withHandlerTimeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("handler timeout must be positive, was " + timeout);
-        }
-        return with(f -> {
-            f.handlerTimeout = timeout;
-            f.handlerTimeoutDisabled = false;
-        });
-    }
-
-    /** Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline. */
-    public ConsumerOptions withoutHandlerTimeout() {
-        return with(f -> {
-            f.handlerTimeout = null;
-            f.handlerTimeoutDisabled = true;
-        });
-    }
-
-    /**
-     * What a timed-out handler counts as, e.g. {@link Outcome#defer()} when a timeout means "too slow right now"
-     * rather than "bad message" (it then never spends the retry budget, and is redelivered indefinitely).
-     */
-    public ConsumerOptions withHandlerTimeoutOutcome(Outcome outcome) {
-        Objects.requireNonNull(outcome, "outcome");
-        if (outcome.continuation().isPresent()
-                || !outcome.replies().isEmpty()
-                || outcome.seek().isPresent()) {
-            throw new IllegalArgumentException(
-                    "a handler timeout outcome cannot carry a continuation, replies or a seek: " + outcome);
-        }
-        return with(f -> f.handlerTimeoutOutcome = outcome);
-    }
-
-    /** Dead-letter payloads larger than {@code bytes} without decoding them. */
-    public ConsumerOptions withMaxMessageSize(int bytes) {
-        if (bytes < 1) {
-            throw new IllegalArgumentException("maxMessageSize must be at least 1 byte, was " + bytes);
-        }
-        return with(f -> f.maxMessageSize = bytes);
-    }
-
-    /** Accept payloads of any size. */
-    public ConsumerOptions withoutMessageSizeLimit() {
-        return with(f -> f.maxMessageSize = 0);
-    }
-
-    /** On a sequenced topic, hold up to {@code messages} received messages for busy keys per consumer. */
-    public ConsumerOptions withLaneBuffer(int messages) {
-        if (messages < 0) {
-            throw new IllegalArgumentException("laneBuffer must not be negative, was " + messages);
-        }
-        return with(f -> f.laneBuffer = messages);
-    }
-
-    /** What to do with messages that cannot be read (see {@link DecodeFailurePolicy}). */
-    public ConsumerOptions withDecodeFailurePolicy(DecodeFailurePolicy policy) {
-        Objects.requireNonNull(policy, "policy");
-        return with(f -> f.decodeFailurePolicy = policy);
-    }
-
-    /** Require these headers on every message; a message missing one is settled by the decode-failure policy. */
-    public ConsumerOptions withRequiredHeaders(String... headers) {
-        Set<String> all = new LinkedHashSet<>(requiredHeaders);
-        for (String h : headers) {
-            all.add(Objects.requireNonNull(h, "header"));
-        }
-        return with(f -> f.requiredHeaders = Set.copyOf(all));
-    }
-
-    /**
-     * Require every message's headers to parse into {@code contract}, a record whose components name headers
-     * (components of type {@code Optional} may be missing; the others must be present and parse: numbers, booleans,
-     * enums, strings). A message that does not fit is settled by the decode-failure policy; the handler reads the
-     * parsed headers with {@link MessageMetadata#headersAs(Class)}.
-     */
-    public ConsumerOptions withHeaderContract(Class<? extends Record> contract) {
-        Objects.requireNonNull(contract, "contract");
-        return with(f -> f.headerContract = contract);
-    }
-
-    /** Adds an interceptor around this registration's handler (after, so inside, those added before). */
-    public ConsumerOptions withInterceptor(HandlerInterceptor interceptor) {
-        Objects.requireNonNull(interceptor, "interceptor");
-        List<HandlerInterceptor> all = new ArrayList<>(interceptors);
-        all.add(interceptor);
-        return with(f -> f.interceptors = List.copyOf(all));
-    }
-
-    /**
-     * Starts the subscription at {@code position} on every start (replay a log into a fresh group, or skip to the
-     * newest). Needs a log-like backend; registering on another fails at once.
-     */
-    public ConsumerOptions withStartAt(Position position) {
-        Objects.requireNonNull(position, "position");
-        return with(f -> f.startAt = position);
-    }
-
-    /**
-     * Lets handlers move the subscription with {@link Outcome#andSeek(Position)}. Needs a log-like backend;
-     * registering on another fails at once.
-     */
-    public ConsumerOptions withSeeking() {
-        return with(f -> f.seeking = true);
     }
 
     /**
@@ -327,7 +182,7 @@ public final class ConsumerOptions {
     public String toString() {
         return "ConsumerOptions[prefetch=" + prefetch + ", maxRetries=" + maxRetries + ", handlerTimeout="
                 + (handlerTimeoutDisabled ? "disabled" : handlerTimeout == null ? "inherited" : handlerTimeout)
-                + ", handlerTimeoutOutcome=" + handlerTimeoutOutcome() + ", maxMessageSize="
+                + ", handlerTimeoutOutcome=" + handlerTimeoutOutcome + ", maxMessageSize="
                 + (maxMessageSize > 0 ? maxMessageSize : "unlimited") + ", laneBuffer=" + laneBuffer
                 + ", decodeFailurePolicy=" + decodeFailurePolicy
                 + (requiredHeaders.isEmpty() ? "" : ", requiredHeaders=" + requiredHeaders)
@@ -335,5 +190,210 @@ public final class ConsumerOptions {
                 + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
                 + (startAt == null ? "" : ", startAt=" + startAt)
                 + (seeking ? ", seeking" : "") + "]";
+    }
+
+    /** Builds {@link ConsumerOptions}; starts from the defaults. Not thread-safe. */
+    public static final class Builder extends Settings<Builder> {
+        private Builder() {}
+
+        /** The options as set. */
+        public ConsumerOptions build() {
+            return new ConsumerOptions(this);
+        }
+    }
+
+    /**
+     * The consumer settings and their setters, shared by {@link Builder} and {@link ConsumerGroupConfig.Builder}, so
+     * each setting is defined once. Each setter checks its value at once and says what to change.
+     *
+     * @param <S> the concrete builder
+     */
+    abstract static class Settings<S extends Settings<S>> {
+        int prefetch = DEFAULT_PREFETCH;
+        int maxRetries = DEFAULT_MAX_RETRIES;
+
+        @Nullable
+        Duration handlerTimeout;
+
+        boolean handlerTimeoutDisabled;
+        Outcome handlerTimeoutOutcome = Outcome.retry();
+        int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+        int laneBuffer = DEFAULT_LANE_BUFFER;
+        DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.REJECT;
+        Set<String> requiredHeaders = Set.of();
+
+        @Nullable
+        Class<? extends Record> headerContract;
+
+        List<HandlerInterceptor> interceptors = List.of();
+
+        @Nullable
+        Position startAt;
+
+        boolean seeking;
+
+        Settings() {}
+
+        @SuppressWarnings("unchecked")
+        private S self() {
+            return (S) this;
+        }
+
+        /** Takes every consumer setting from {@code options}. */
+        final void from(ConsumerOptions o) {
+            prefetch = o.prefetch;
+            maxRetries = o.maxRetries;
+            handlerTimeout = o.handlerTimeout;
+            handlerTimeoutDisabled = o.handlerTimeoutDisabled;
+            handlerTimeoutOutcome = o.handlerTimeoutOutcome;
+            maxMessageSize = o.maxMessageSize;
+            laneBuffer = o.laneBuffer;
+            decodeFailurePolicy = o.decodeFailurePolicy;
+            requiredHeaders = o.requiredHeaders;
+            headerContract = o.headerContract;
+            interceptors = o.interceptors;
+            startAt = o.startAt;
+            seeking = o.seeking;
+        }
+
+        /** The consumer settings as set so far. */
+        final ConsumerOptions options() {
+            return new ConsumerOptions(this);
+        }
+
+        /** Handle up to {@code prefetch} messages (or batches) at once per consumer: 1 to {@value #MAX_PREFETCH}. */
+        public S prefetch(int prefetch) {
+            this.prefetch = inRange("prefetch", prefetch, 1, MAX_PREFETCH);
+            return self();
+        }
+
+        /** Run the handler at most {@code maxRetries + 1} times per message: 0 (no retries) to {@value #MAX_RETRIES}. */
+        public S maxRetries(int maxRetries) {
+            this.maxRetries = inRange("maxRetries", maxRetries, 0, MAX_RETRIES);
+            return self();
+        }
+
+        /**
+         * Interrupt a handler that runs longer than {@code timeout} (positive, at most {@link Bounds#MAX_TIMEOUT}) and
+         * apply the timeout outcome.
+         */
+        public S handlerTimeout(Duration timeout) {
+            this.handlerTimeout = Bounds.positive("handler timeout", timeout);
+            this.handlerTimeoutDisabled = false;
+            return self();
+        }
+
+        /** Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline. */
+        public S noHandlerTimeout() {
+            this.handlerTimeout = null;
+            this.handlerTimeoutDisabled = true;
+            return self();
+        }
+
+        /**
+         * What a timed-out handler counts as, e.g. {@link Outcome#defer()} when a timeout means "too slow right now"
+         * rather than "bad message" (it then never spends the retry budget, and is redelivered indefinitely). A plain
+         * outcome: no continuation, replies or seek.
+         */
+        public S handlerTimeoutOutcome(Outcome outcome) {
+            Objects.requireNonNull(outcome, "outcome");
+            if (outcome.continuation().isPresent()
+                    || !outcome.replies().isEmpty()
+                    || outcome.seek().isPresent()) {
+                throw new IllegalArgumentException(
+                        "a handler timeout outcome cannot carry a continuation, replies or a seek: " + outcome);
+            }
+            this.handlerTimeoutOutcome = outcome;
+            return self();
+        }
+
+        /** Dead-letter payloads larger than {@code bytes} (at least 1) without decoding them. */
+        public S maxMessageSize(int bytes) {
+            this.maxMessageSize = inRange("maxMessageSize", bytes, 1, Integer.MAX_VALUE);
+            return self();
+        }
+
+        /** Accept payloads of any size. */
+        public S noMessageSizeLimit() {
+            this.maxMessageSize = 0;
+            return self();
+        }
+
+        /**
+         * On a sequenced topic, hold up to {@code messages} received messages for busy keys per consumer: 0 to
+         * {@value #MAX_LANE_BUFFER}.
+         */
+        public S laneBuffer(int messages) {
+            this.laneBuffer = inRange("laneBuffer", messages, 0, MAX_LANE_BUFFER);
+            return self();
+        }
+
+        /** What to do with messages that cannot be read (see {@link DecodeFailurePolicy}). */
+        public S decodeFailurePolicy(DecodeFailurePolicy policy) {
+            this.decodeFailurePolicy = Objects.requireNonNull(policy, "policy");
+            return self();
+        }
+
+        /**
+         * Require these headers on every message (replacing any set before); a message missing one is settled by the
+         * decode-failure policy.
+         */
+        public S requiredHeaders(String... headers) {
+            Set<String> all = new LinkedHashSet<>();
+            for (String h : headers) {
+                all.add(Objects.requireNonNull(h, "header"));
+            }
+            this.requiredHeaders = Set.copyOf(all);
+            return self();
+        }
+
+        /**
+         * Require every message's headers to parse into {@code contract}, a record whose components name headers
+         * (components of type {@code Optional} may be missing; the others must be present and parse: numbers,
+         * booleans, enums, strings). A message that does not fit is settled by the decode-failure policy; the handler
+         * reads the parsed headers with {@link MessageMetadata#headersAs(Class)}.
+         */
+        public S headerContract(Class<? extends Record> contract) {
+            this.headerContract = Objects.requireNonNull(contract, "contract");
+            return self();
+        }
+
+        /**
+         * The interceptors around this registration's handler, outermost first (replacing any set before); group
+         * interceptors run outside them.
+         */
+        public S interceptors(HandlerInterceptor... interceptors) {
+            for (HandlerInterceptor i : interceptors) {
+                Objects.requireNonNull(i, "interceptor");
+            }
+            this.interceptors = List.of(interceptors);
+            return self();
+        }
+
+        /**
+         * Starts the subscription at {@code position} on every start (replay a log into a fresh group, or skip to the
+         * newest). Needs a log-like backend; registering on another fails at once.
+         */
+        public S startAt(Position position) {
+            this.startAt = Objects.requireNonNull(position, "position");
+            return self();
+        }
+
+        /**
+         * Lets handlers move the subscription with {@link Outcome#andSeek(Position)}. Needs a log-like backend;
+         * registering on another fails at once.
+         */
+        public S seeking() {
+            this.seeking = true;
+            return self();
+        }
+
+        static int inRange(String setting, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(
+                        "%s must be between %d and %d, was %d".formatted(setting, min, max, value));
+            }
+            return value;
+        }
     }
 }

@@ -28,7 +28,7 @@ public interface ConsumerSupervisor<B, C> extends AutoCloseable {
     /** Adds an interceptor around the handlers of every topic registered afterwards; see {@link HandlerInterceptor}. */
     ConsumerSupervisor<B, C> withInterceptor(HandlerInterceptor interceptor);
 
-    /** Declares the topic and registers one consumer for it with {@link ConsumerOptions#defaults()}. */
+    /** Declares the topic and registers one consumer for it with {@link ConsumerOptions#ofDefaults()}. */
     <T> ConsumerSupervisor<B, C> register(Topic<T> topic, MessageHandler<T, ? super C> handler);
 
     /** Declares the topic and registers one consumer for it. */

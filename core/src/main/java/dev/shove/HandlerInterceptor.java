@@ -1,6 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.AuditInterceptor;
 import java.time.Duration;
 
 /**

@@ -1,7 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.AuditedHandler;
-import dev.shove.internal.DeadLetters;
 import java.time.Duration;
 
 /**

@@ -1,6 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.HeaderContracts;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

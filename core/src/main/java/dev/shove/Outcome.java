@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.Bounds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  * message is acknowledged, and any outcome can move a log-like subscription ({@link #andSeek(Position)}).
  */
 public final class Outcome {
+    /** The longest delay a {@link #retry(Duration)} or {@link #defer(Duration)} may ask for: seven days. */
+    public static final Duration MAX_DELAY = Bounds.MAX_DELAY;
 
     /** The four decisions a handler can make. */
     public enum Kind {
@@ -104,8 +107,9 @@ public final class Outcome {
     }
 
     /**
-     * Transient failure: deliver again after at least {@code delay}, spending one retry. Backends that can delay a
-     * message exactly do; the others round up to the shortest hold tier that is at least as long (never earlier).
+     * Transient failure: deliver again after at least {@code delay} (positive, at most {@link #MAX_DELAY}), spending
+     * one retry. Backends that can delay a message exactly do; the others round up to the shortest hold tier that is
+     * at least as long (never earlier).
      */
     public static Outcome retry(Duration delay) {
         return new Outcome(Kind.RETRY, requirePositive(delay), null, null, List.of(), null);
@@ -126,7 +130,10 @@ public final class Outcome {
         return DEFER;
     }
 
-    /** Not ready yet: deliver again after at least {@code delay}, without spending a retry. */
+    /**
+     * Not ready yet: deliver again after at least {@code delay} (positive, at most {@link #MAX_DELAY}), without
+     * spending a retry.
+     */
     public static Outcome defer(Duration delay) {
         return new Outcome(Kind.DEFER, requirePositive(delay), null, null, List.of(), null);
     }
@@ -272,10 +279,6 @@ public final class Outcome {
     }
 
     private static Duration requirePositive(Duration delay) {
-        Objects.requireNonNull(delay, "delay");
-        if (delay.isNegative() || delay.isZero()) {
-            throw new IllegalArgumentException("delay must be positive, was " + delay);
-        }
-        return delay;
+        return Bounds.within("a retry or defer delay", delay, false, MAX_DELAY);
     }
 }

@@ -1,7 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.StabilizedStrategy;
-import dev.shove.internal.ThresholdStrategy;
 import java.time.Duration;
 
 /**

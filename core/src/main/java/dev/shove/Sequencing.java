@@ -29,4 +29,12 @@ public record Sequencing<M>(SequenceFailure onFailure, Function<? super M, Strin
         }
         return key;
     }
+
+    /**
+     * The shard a key belongs to, {@code 0 <= shard < routingShards}: FNV-1a-64 of the key's UTF-8 bytes modulo the
+     * shard count, bit for bit the function of the Rust original, so that producers written against either agree.
+     */
+    public int shardOf(String key) {
+        return Sharding.shardOf(key, routingShards);
+    }
 }

@@ -1,6 +1,5 @@
 package dev.shove;
 
-import dev.shove.internal.Naming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,14 +170,16 @@ public final class Topic<M> {
         }
 
         /**
-         * Adds a retry tier: a retried message waits {@code delay} before it is delivered again. Declare tiers from
+         * Adds a retry tier: a retried message waits {@code delay} (whole milliseconds, at most {@link
+         * Outcome#MAX_DELAY}) before it is delivered again. Declare tiers from
          * shortest to longest; retry {@code n} (counting from 0) uses tier {@code min(n, tiers - 1)}.
          */
         public Builder<M> holdQueue(Duration delay) {
             Objects.requireNonNull(delay, "delay");
-            if (delay.isNegative() || delay.isZero()) {
+            if (delay.isNegative() || delay.isZero() || delay.compareTo(Outcome.MAX_DELAY) > 0) {
                 throw new IllegalArgumentException(
-                        "topic '%s': hold queue delay must be positive, was %s".formatted(name, delay));
+                        "topic '%s': hold queue delay must be positive and at most %s, was %s"
+                                .formatted(name, Naming.compact(Outcome.MAX_DELAY), delay));
             }
             if (delay.toNanos() % 1_000_000 != 0) {
                 throw new IllegalArgumentException(

@@ -20,7 +20,7 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("prefetch 10, maxRetries 10, 10 MiB size limit, lane buffer 100")
         void values() {
-            ConsumerOptions o = ConsumerOptions.defaults();
+            ConsumerOptions o = ConsumerOptions.ofDefaults();
 
             assertThat(o.prefetch()).isEqualTo(10).isEqualTo(ConsumerOptions.DEFAULT_PREFETCH);
             assertThat(o.maxRetries()).isEqualTo(10).isEqualTo(ConsumerOptions.DEFAULT_MAX_RETRIES);
@@ -31,7 +31,7 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("the handler timeout is inherited (not set here, not disabled), its outcome retry")
         void timeout() {
-            ConsumerOptions o = ConsumerOptions.defaults();
+            ConsumerOptions o = ConsumerOptions.ofDefaults();
 
             assertThat(o.handlerTimeout()).isEmpty();
             assertThat(o.isHandlerTimeoutDisabled()).isFalse();
@@ -46,7 +46,9 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("the registration's own timeout wins over the group default")
         void ownWins() {
-            ConsumerOptions o = ConsumerOptions.defaults().withHandlerTimeout(Duration.ofSeconds(5));
+            ConsumerOptions o = ConsumerOptions.builder()
+                    .handlerTimeout(Duration.ofSeconds(5))
+                    .build();
 
             assertThat(o.resolveHandlerTimeout(GROUP_DEFAULT)).contains(Duration.ofSeconds(5));
             assertThat(o.resolveHandlerTimeout(null)).contains(Duration.ofSeconds(5));
@@ -55,22 +57,23 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("without its own, the group default applies")
         void groupDefault() {
-            assertThat(ConsumerOptions.defaults().resolveHandlerTimeout(GROUP_DEFAULT))
+            assertThat(ConsumerOptions.ofDefaults().resolveHandlerTimeout(GROUP_DEFAULT))
                     .contains(GROUP_DEFAULT);
         }
 
         @Test
         @DisplayName("without either, 30 seconds")
         void thirtySeconds() {
-            assertThat(ConsumerOptions.defaults().resolveHandlerTimeout(null)).contains(Duration.ofSeconds(30));
+            assertThat(ConsumerOptions.ofDefaults().resolveHandlerTimeout(null)).contains(Duration.ofSeconds(30));
         }
 
         @Test
         @DisplayName("withoutHandlerTimeout disables it whatever the group default")
         void disabled() {
-            ConsumerOptions o = ConsumerOptions.defaults()
-                    .withHandlerTimeout(Duration.ofSeconds(5))
-                    .withoutHandlerTimeout();
+            ConsumerOptions o = ConsumerOptions.builder()
+                    .handlerTimeout(Duration.ofSeconds(5))
+                    .noHandlerTimeout()
+                    .build();
 
             assertThat(o.isHandlerTimeoutDisabled()).isTrue();
             assertThat(o.handlerTimeout()).isEmpty();
@@ -81,8 +84,10 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("withHandlerTimeout after withoutHandlerTimeout enables it again")
         void reEnabled() {
-            ConsumerOptions o =
-                    ConsumerOptions.defaults().withoutHandlerTimeout().withHandlerTimeout(Duration.ofSeconds(2));
+            ConsumerOptions o = ConsumerOptions.builder()
+                    .noHandlerTimeout()
+                    .handlerTimeout(Duration.ofSeconds(2))
+                    .build();
 
             assertThat(o.isHandlerTimeoutDisabled()).isFalse();
             assertThat(o.resolveHandlerTimeout(GROUP_DEFAULT)).contains(Duration.ofSeconds(2));
@@ -96,18 +101,19 @@ class ConsumerOptionsTest {
         @ValueSource(ints = {0, -1})
         @DisplayName("prefetch below 1 is refused")
         void prefetch(int prefetch) {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withPrefetch(prefetch))
+            assertThatThrownBy(
+                            () -> ConsumerOptions.builder().prefetch(prefetch).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("prefetch must be at least 1, was " + prefetch);
+                    .hasMessageContaining("prefetch must be between 1 and 100000, was " + prefetch);
         }
 
         @Test
         @DisplayName("negative maxRetries is refused; 0 means no retries")
         void maxRetries() {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withMaxRetries(-1))
+            assertThatThrownBy(() -> ConsumerOptions.builder().maxRetries(-1).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("maxRetries must not be negative, was -1");
-            assertThat(ConsumerOptions.defaults().withMaxRetries(0).maxRetries())
+                    .hasMessageContaining("maxRetries must be between 0 and 100000, was -1");
+            assertThat(ConsumerOptions.builder().maxRetries(0).build().maxRetries())
                     .isZero();
         }
 
@@ -115,7 +121,9 @@ class ConsumerOptionsTest {
         @ValueSource(longs = {0, -1})
         @DisplayName("a zero or negative handler timeout is refused")
         void timeout(long millis) {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withHandlerTimeout(Duration.ofMillis(millis)))
+            assertThatThrownBy(() -> ConsumerOptions.builder()
+                            .handlerTimeout(Duration.ofMillis(millis))
+                            .build())
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("handler timeout must be positive");
         }
@@ -123,17 +131,21 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("null timeout and null timeout outcome are refused")
         void nulls() {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withHandlerTimeout(null))
+            assertThatThrownBy(
+                            () -> ConsumerOptions.builder().handlerTimeout(null).build())
                     .isInstanceOf(NullPointerException.class);
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withHandlerTimeoutOutcome(null))
+            assertThatThrownBy(() -> ConsumerOptions.builder()
+                            .handlerTimeoutOutcome(null)
+                            .build())
                     .isInstanceOf(NullPointerException.class);
         }
 
         @Test
         @DisplayName("a timeout outcome with a continuation is refused")
         void timeoutOutcomeWithContinuation() {
-            assertThatThrownBy(() -> ConsumerOptions.defaults()
-                            .withHandlerTimeoutOutcome(Outcome.defer().andThen(() -> {})))
+            assertThatThrownBy(() -> ConsumerOptions.builder()
+                            .handlerTimeoutOutcome(Outcome.defer().andThen(() -> {}))
+                            .build())
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("cannot carry a continuation");
         }
@@ -141,36 +153,38 @@ class ConsumerOptionsTest {
         @Test
         @DisplayName("a size limit below 1 byte is refused; withoutMessageSizeLimit removes it")
         void size() {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withMaxMessageSize(0))
+            assertThatThrownBy(() -> ConsumerOptions.builder().maxMessageSize(0).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("maxMessageSize must be at least 1 byte, was 0");
-            assertThat(ConsumerOptions.defaults().withMaxMessageSize(1).maxMessageSize())
+                    .hasMessageContaining("maxMessageSize must be between 1 and 2147483647, was 0");
+            assertThat(ConsumerOptions.builder().maxMessageSize(1).build().maxMessageSize())
                     .hasValue(1);
-            assertThat(ConsumerOptions.defaults().withoutMessageSizeLimit().maxMessageSize())
+            assertThat(ConsumerOptions.builder().noMessageSizeLimit().build().maxMessageSize())
                     .isEmpty();
         }
 
         @Test
         @DisplayName("a negative lane buffer is refused; 0 is allowed")
         void laneBuffer() {
-            assertThatThrownBy(() -> ConsumerOptions.defaults().withLaneBuffer(-1))
+            assertThatThrownBy(() -> ConsumerOptions.builder().laneBuffer(-1).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("laneBuffer must not be negative, was -1");
-            assertThat(ConsumerOptions.defaults().withLaneBuffer(0).laneBuffer())
+                    .hasMessageContaining("laneBuffer must be between 0 and 1000000, was -1");
+            assertThat(ConsumerOptions.builder().laneBuffer(0).build().laneBuffer())
                     .isZero();
         }
     }
 
     @Test
-    @DisplayName("each with... returns a copy that keeps every other setting")
-    void withKeepsOtherSettings() {
-        ConsumerOptions base = ConsumerOptions.defaults();
-        ConsumerOptions o = base.withPrefetch(3)
-                .withMaxRetries(2)
-                .withHandlerTimeout(Duration.ofSeconds(9))
-                .withHandlerTimeoutOutcome(Outcome.defer())
-                .withMaxMessageSize(1024)
-                .withLaneBuffer(7);
+    @DisplayName("toBuilder starts from every setting of the options; changing one keeps the others")
+    void toBuilderKeepsOtherSettings() {
+        ConsumerOptions base = ConsumerOptions.ofDefaults();
+        ConsumerOptions o = base.toBuilder()
+                .prefetch(3)
+                .maxRetries(2)
+                .handlerTimeout(Duration.ofSeconds(9))
+                .handlerTimeoutOutcome(Outcome.defer())
+                .maxMessageSize(1024)
+                .laneBuffer(7)
+                .build();
 
         assertThat(o.prefetch()).isEqualTo(3);
         assertThat(o.maxRetries()).isEqualTo(2);
@@ -179,7 +193,7 @@ class ConsumerOptionsTest {
         assertThat(o.maxMessageSize()).hasValue(1024);
         assertThat(o.laneBuffer()).isEqualTo(7);
 
-        ConsumerOptions again = o.withPrefetch(4);
+        ConsumerOptions again = o.toBuilder().prefetch(4).build();
         assertThat(again.maxRetries()).isEqualTo(2);
         assertThat(again.handlerTimeout()).contains(Duration.ofSeconds(9));
         assertThat(again.handlerTimeoutOutcome()).isEqualTo(Outcome.defer());
@@ -193,13 +207,14 @@ class ConsumerOptionsTest {
     @Test
     @DisplayName("withoutHandlerTimeout and withoutMessageSizeLimit keep every other setting")
     void withoutKeepsOtherSettings() {
-        ConsumerOptions o = ConsumerOptions.defaults()
-                .withPrefetch(3)
-                .withMaxRetries(2)
-                .withHandlerTimeoutOutcome(Outcome.defer())
-                .withLaneBuffer(7)
-                .withoutHandlerTimeout()
-                .withoutMessageSizeLimit();
+        ConsumerOptions o = ConsumerOptions.builder()
+                .prefetch(3)
+                .maxRetries(2)
+                .handlerTimeoutOutcome(Outcome.defer())
+                .laneBuffer(7)
+                .noHandlerTimeout()
+                .noMessageSizeLimit()
+                .build();
 
         assertThat(o.prefetch()).isEqualTo(3);
         assertThat(o.maxRetries()).isEqualTo(2);
@@ -212,10 +227,13 @@ class ConsumerOptionsTest {
     @Test
     @DisplayName("toString names every setting, including disabled ones")
     void text() {
-        assertThat(ConsumerOptions.defaults().withoutHandlerTimeout().withoutMessageSizeLimit())
+        assertThat(ConsumerOptions.builder()
+                        .noHandlerTimeout()
+                        .noMessageSizeLimit()
+                        .build())
                 .hasToString("ConsumerOptions[prefetch=10, maxRetries=10, handlerTimeout=disabled,"
                         + " handlerTimeoutOutcome=retry, maxMessageSize=unlimited, laneBuffer=100,"
                         + " decodeFailurePolicy=REJECT]");
-        assertThat(ConsumerOptions.defaults().toString()).contains("handlerTimeout=inherited");
+        assertThat(ConsumerOptions.ofDefaults().toString()).contains("handlerTimeout=inherited");
     }
 }

@@ -68,7 +68,7 @@ class OutcomeTest {
         Duration d = Duration.ofMillis(millis);
         assertThatThrownBy(() -> Outcome.retry(d))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("delay must be positive, was " + d);
+                .hasMessageContaining("a retry or defer delay must be positive and at most 7 days, was " + d);
         assertThatThrownBy(() -> Outcome.defer(d)).isInstanceOf(IllegalArgumentException.class);
     }
 

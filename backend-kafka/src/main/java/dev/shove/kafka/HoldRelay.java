@@ -3,6 +3,7 @@ package dev.shove.kafka;
 import dev.shove.HoldTier;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.spi.WireHeaders;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             PartitionState state, long offset, @Nullable Throwable failure) {}
 
     private final KafkaTransport transport;
+    private final WireHeaders wireHeaders;
     private final Topic<?> topic;
     private final String groupId;
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -65,6 +67,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
 
     HoldRelay(KafkaTransport transport, Topic<?> topic) {
         this.transport = transport;
+        this.wireHeaders = transport.context().wireHeaders();
         this.topic = topic;
         this.groupId = "shove-relay-" + topic.name();
         this.consumer = new KafkaConsumer<>(
@@ -126,7 +129,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             }
             while (!queue.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> head = queue.peekFirst();
-                long due = notBefore(head);
+                long due = wireHeaders.notBefore(KafkaHeaders.get(head.headers(), ShoveHeaders.NOT_BEFORE), now);
                 if (due > now) {
                     wait = Math.min(wait, due - now);
                     break;
@@ -145,18 +148,6 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             }
         }
         return wait;
-    }
-
-    private static long notBefore(ConsumerRecord<byte[], byte[]> r) {
-        String v = KafkaHeaders.get(r.headers(), ShoveHeaders.NOT_BEFORE);
-        if (v == null) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 
     private void republish(PartitionState state, ConsumerRecord<byte[], byte[]> r, int mainPartitions) {

@@ -1,6 +1,7 @@
 package dev.shove.kafka;
 
 import dev.shove.BrokerConfig;
+import dev.shove.spi.Bounds;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * Broker<Kafka> broker = Broker.connect(KafkaConfig.of("localhost:9092"));
  *
- * KafkaConfig config = KafkaConfig.custom("kafka-1:9093,kafka-2:9093")
+ * KafkaConfig config = KafkaConfig.builder("kafka-1:9093,kafka-2:9093")
  *         .sasl(KafkaSasl.scramSha512("orders-svc", password))
  *         .ssl(KafkaSsl.ofSystemTruststore())
  *         .partitions(12)
@@ -91,7 +92,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
 
     /** Plaintext connection to {@code bootstrapServers} ({@code host:port[,host:port...]}), every other default. */
     public static KafkaConfig of(String bootstrapServers) {
-        return custom(bootstrapServers).build();
+        return builder(bootstrapServers).build();
     }
 
     /** Plaintext connection to {@value #DEFAULT_BOOTSTRAP}. */
@@ -100,7 +101,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     }
 
     /** Starts a config with options. */
-    public static Builder custom(String bootstrapServers) {
+    public static Builder builder(String bootstrapServers) {
         return new Builder(bootstrapServers);
     }
 
@@ -366,11 +367,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         }
 
         private static Duration positive(Duration d, String name) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("KafkaConfig " + name + " must be positive, was " + d);
-            }
-            return d;
+            return Bounds.positive("KafkaConfig " + name, d);
         }
 
         public KafkaConfig build() {

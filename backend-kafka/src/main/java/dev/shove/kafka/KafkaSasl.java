@@ -9,7 +9,7 @@ import java.util.Objects;
  * SASL_PLAINTEXT}.
  *
  * <pre>{@code
- * KafkaConfig.custom("broker:9093").sasl(KafkaSasl.scramSha512("svc-orders", secret)).ssl(KafkaSsl.ofSystemTruststore())
+ * KafkaConfig.builder("broker:9093").sasl(KafkaSasl.scramSha512("svc-orders", secret)).ssl(KafkaSsl.ofSystemTruststore())
  * }</pre>
  */
 public final class KafkaSasl {

@@ -36,13 +36,10 @@ class KafkaBroadcastIT {
     private static ConsumerGroup<Kafka, NoContext> subscriber(
             Broker<Kafka> broker, Topic<Msg> topic, String name, List<Integer> seen) {
         var group = broker.consumerGroup();
-        group.register(
-                topic,
-                ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)).withGroupName(name),
-                () -> (m, meta, c) -> {
-                    seen.add(m.n());
-                    return m.n() == 2 ? Outcome.retry() : Outcome.ack(); // not ack: discarded, never redelivered
-                });
+        group.register(topic, ConsumerGroupConfig.builder().groupName(name).build(), () -> (m, meta, c) -> {
+            seen.add(m.n());
+            return m.n() == 2 ? Outcome.retry() : Outcome.ack(); // not ack: discarded, never redelivered
+        });
         group.start();
         return group;
     }

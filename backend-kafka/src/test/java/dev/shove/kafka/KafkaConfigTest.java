@@ -25,7 +25,7 @@ class KafkaConfigTest {
     @Test
     @DisplayName("SASL over TLS gives SASL_SSL with the trust store, the mechanism and a JAAS line")
     void saslOverSsl() {
-        KafkaConfig config = KafkaConfig.custom("k1:9093")
+        KafkaConfig config = KafkaConfig.builder("k1:9093")
                 .ssl(KafkaSsl.ofTruststore(Path.of("/etc/trust.p12"), "trust-secret")
                         .withStoreType("PKCS12"))
                 .sasl(KafkaSasl.scramSha512("svc", "pa\"ss"))
@@ -47,13 +47,13 @@ class KafkaConfigTest {
     @Test
     @DisplayName("TLS alone gives SSL, SASL alone SASL_PLAINTEXT; hostname verification can be turned off")
     void protocols() {
-        assertThat(KafkaConfig.custom("k:1")
+        assertThat(KafkaConfig.builder("k:1")
                         .ssl(KafkaSsl.ofSystemTruststore().withoutHostnameVerification())
                         .build()
                         .commonProperties())
                 .containsEntry("security.protocol", "SSL")
                 .containsEntry("ssl.endpoint.identification.algorithm", "");
-        assertThat(KafkaConfig.custom("k:1")
+        assertThat(KafkaConfig.builder("k:1")
                         .sasl(KafkaSasl.plain("u", "p"))
                         .build()
                         .commonProperties())
@@ -64,7 +64,7 @@ class KafkaConfigTest {
     @Test
     @DisplayName("toString never shows passwords, JAAS lines or secret-looking client properties")
     void toStringRedactsSecrets() {
-        KafkaConfig config = KafkaConfig.custom("k:1")
+        KafkaConfig config = KafkaConfig.builder("k:1")
                 .ssl(KafkaSsl.ofTruststore(Path.of("/t.jks"), "trust-secret")
                         .withKeystore(Path.of("/k.jks"), "store-secret", "key-secret"))
                 .sasl(KafkaSasl.plain("user", "sasl-secret"))
@@ -79,12 +79,12 @@ class KafkaConfigTest {
     @Test
     @DisplayName("setting a builder value twice fails naming the value; bad values are refused")
     void builderChecks() {
-        assertThatThrownBy(() -> KafkaConfig.custom("k:1").partitions(3).partitions(4))
+        assertThatThrownBy(() -> KafkaConfig.builder("k:1").partitions(3).partitions(4))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("partitions");
-        assertThatThrownBy(() -> KafkaConfig.custom("k:1").partitions(0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> KafkaConfig.custom(" ")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> KafkaConfig.custom("k:1").commitInterval(Duration.ZERO))
+        assertThatThrownBy(() -> KafkaConfig.builder("k:1").partitions(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KafkaConfig.builder(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KafkaConfig.builder("k:1").commitInterval(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("commitInterval");
     }

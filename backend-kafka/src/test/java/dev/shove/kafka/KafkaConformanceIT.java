@@ -1,7 +1,6 @@
 package dev.shove.kafka;
 
 import dev.shove.BrokerConfig;
-import dev.shove.GroupConfig;
 import dev.shove.conformance.BrokerConformance;
 import java.time.Duration;
 import java.util.HashSet;
@@ -51,15 +50,10 @@ class KafkaConformanceIT extends BrokerConformance<Kafka> {
     protected BrokerConfig<Kafka> brokerConfig() {
         Class<?> test = currentTestClass.get();
         boolean totalOrder = test != null && test.getSimpleName().equals("Seeking");
-        return KafkaConfig.custom(KafkaTestSupport.bootstrap())
+        return KafkaConfig.builder(KafkaTestSupport.bootstrap())
                 .partitions(totalOrder ? 1 : 2)
                 .sessionTimeout(Duration.ofSeconds(6))
                 .build();
-    }
-
-    @Override
-    protected GroupConfig<Kafka, ?> groupConfig(int min, int max) {
-        return KafkaConsumerGroupConfig.of(min, max);
     }
 
     @Override

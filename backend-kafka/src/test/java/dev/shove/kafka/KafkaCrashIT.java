@@ -91,7 +91,7 @@ class KafkaCrashIT {
 
             Map<Integer, Integer> retried = new ConcurrentHashMap<>();
             var group = broker.consumerGroup();
-            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 retried.merge(m.n(), meta.retryCount(), Math::max);
                 return Outcome.ack();
             });
@@ -151,7 +151,7 @@ class KafkaCrashIT {
             List<String> calls = new CopyOnWriteArrayList<>();
             Map<Integer, Long> firstCallAt = new ConcurrentHashMap<>();
             var group = broker.consumerGroup();
-            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 calls.add(m.n() + "@" + meta.retryCount());
                 firstCallAt.putIfAbsent(m.n(), System.currentTimeMillis());
                 return Outcome.ack();

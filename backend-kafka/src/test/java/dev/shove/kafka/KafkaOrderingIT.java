@@ -72,10 +72,7 @@ class KafkaOrderingIT {
         AtomicInteger handled = new AtomicInteger();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withPrefetch(8)),
-                    () -> handler(firstRun, handled));
+            group.register(topic, ConsumerGroupConfig.builder().prefetch(8).build(), () -> handler(firstRun, handled));
             group.start();
             broker.publisher().publishBatch(topic, messages());
             await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() >= KEYS * PER_KEY / 3);
@@ -83,10 +80,7 @@ class KafkaOrderingIT {
         }
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withPrefetch(8)),
-                    () -> handler(secondRun, handled));
+            group.register(topic, ConsumerGroupConfig.builder().prefetch(8).build(), () -> handler(secondRun, handled));
             group.start();
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 for (int k = 0; k < KEYS; k++) {
@@ -123,24 +117,21 @@ class KafkaOrderingIT {
         List<String> dead = new CopyOnWriteArrayList<>();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)),
-                    () -> new MessageHandler<Msg, NoContext>() {
-                        @Override
-                        public Outcome handle(Msg m, dev.shove.MessageMetadata meta, NoContext c) {
-                            if (m.key().equals("k1") && m.n() == 5) {
-                                return Outcome.reject("boom");
-                            }
-                            acked.add(m.key() + ":" + m.n());
-                            return Outcome.ack();
-                        }
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Msg, NoContext>() {
+                @Override
+                public Outcome handle(Msg m, dev.shove.MessageMetadata meta, NoContext c) {
+                    if (m.key().equals("k1") && m.n() == 5) {
+                        return Outcome.reject("boom");
+                    }
+                    acked.add(m.key() + ":" + m.n());
+                    return Outcome.ack();
+                }
 
-                        @Override
-                        public void handleDead(Msg m, dev.shove.DeadMessageMetadata meta, NoContext c) {
-                            dead.add(m.key() + ":" + m.n());
-                        }
-                    });
+                @Override
+                public void handleDead(Msg m, dev.shove.DeadMessageMetadata meta, NoContext c) {
+                    dead.add(m.key() + ":" + m.n());
+                }
+            });
             group.start();
             broker.publisher().publishBatch(topic, messages());
             await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() + dead.size() == KEYS * PER_KEY);

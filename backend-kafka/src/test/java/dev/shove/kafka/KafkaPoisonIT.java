@@ -64,8 +64,7 @@ class KafkaPoisonIT {
                         .get(30, TimeUnit.SECONDS);
             }
             var group = broker.consumerGroup();
-            group.register(
-                    topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> recording(handled, dead));
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> recording(handled, dead));
             group.start();
             // The dead-letter consumer cannot decode it either: it logs and acknowledges it without handleDead.
             await().atMost(Duration.ofSeconds(30))
@@ -104,9 +103,7 @@ class KafkaPoisonIT {
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withMaxRetries(3)),
-                    () -> recording(handled, dead, true));
+                    topic, ConsumerGroupConfig.builder().maxRetries(3).build(), () -> recording(handled, dead, true));
             group.start();
             broker.publisher().publish(topic, new Msg(1));
             await().atMost(Duration.ofSeconds(30)).until(() -> dead.size() == 1);

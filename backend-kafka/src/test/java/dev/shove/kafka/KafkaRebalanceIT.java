@@ -49,8 +49,11 @@ class KafkaRebalanceIT {
             var group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 3).withPrefetch(20))
-                            .withoutAutoscaler(),
+                    ConsumerGroupConfig.builder()
+                            .consumers(1, 3)
+                            .prefetch(20)
+                            .noAutoscaler()
+                            .build(),
                     () -> (m, meta, c) -> {
                         Thread.sleep(5); // keep records in flight while the group rebalances
                         handled.add(m.n());

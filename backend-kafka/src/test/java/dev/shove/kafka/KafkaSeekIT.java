@@ -35,7 +35,7 @@ class KafkaSeekIT {
     }
 
     private static KafkaConfig onePartition() {
-        return KafkaConfig.custom(KafkaTestSupport.bootstrap())
+        return KafkaConfig.builder(KafkaTestSupport.bootstrap())
                 .partitions(1)
                 .sessionTimeout(Duration.ofSeconds(6))
                 .build();
@@ -58,7 +58,7 @@ class KafkaSeekIT {
         List<Integer> second = new CopyOnWriteArrayList<>();
         try (Broker<Kafka> broker = Broker.connect(onePartition())) {
             var group = broker.consumerGroup();
-            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 first.add(m.n());
                 return Outcome.ack();
             });
@@ -72,8 +72,10 @@ class KafkaSeekIT {
             var again = broker.consumerGroup();
             again.register(
                     topic,
-                    ConsumerGroupConfig.of(
-                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withStartAt(Position.start())),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .startAt(Position.start())
+                            .build(),
                     () -> (m, meta, c) -> {
                         second.add(m.n());
                         return Outcome.ack();
@@ -95,10 +97,7 @@ class KafkaSeekIT {
         try (Broker<Kafka> broker = Broker.connect(onePartition())) {
             var group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(
-                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
                         seen.add(m.n());
                         positions.add(meta.position().orElseThrow());
                         if (m.n() == 3 && moved.compareAndSet(false, true)) {
@@ -127,10 +126,7 @@ class KafkaSeekIT {
         try (Broker<Kafka> broker = Broker.connect(onePartition())) {
             var group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(
-                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
                         seen.add(m.n());
                         return m.n() == 1 ? Outcome.ack().andSeek(Position.sequence(1_000)) : Outcome.ack();
                     });
@@ -156,7 +152,7 @@ class KafkaSeekIT {
                 .build();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         AtomicBoolean moved = new AtomicBoolean();
-        try (Broker<Kafka> broker = Broker.connect(KafkaConfig.custom(KafkaTestSupport.bootstrap())
+        try (Broker<Kafka> broker = Broker.connect(KafkaConfig.builder(KafkaTestSupport.bootstrap())
                 .partitions(2)
                 .sessionTimeout(Duration.ofSeconds(6))
                 .build())) {
@@ -166,10 +162,7 @@ class KafkaSeekIT {
                             topic, IntStream.range(0, 4).mapToObj(Msg::new).toList());
             var group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(
-                            KafkaConsumerGroupConfig.of(1, 1).withPrefetch(1).withSeeking()),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
                         seen.add(m.n());
                         return m.n() == 2 && moved.compareAndSet(false, true)
                                 ? Outcome.ack().andSeek(Position.start())

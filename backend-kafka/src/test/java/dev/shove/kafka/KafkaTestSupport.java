@@ -38,7 +38,7 @@ final class KafkaTestSupport {
 
     /** A config for tests: short commit interval, short session timeout. */
     static KafkaConfig config() {
-        return KafkaConfig.custom(bootstrap())
+        return KafkaConfig.builder(bootstrap())
                 .partitions(4)
                 .sessionTimeout(Duration.ofSeconds(6))
                 .build();

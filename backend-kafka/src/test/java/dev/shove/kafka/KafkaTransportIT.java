@@ -117,7 +117,7 @@ class KafkaTransportIT {
         List<MessageMetadata> seen = new CopyOnWriteArrayList<>();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 seen.add(meta);
                 return Outcome.ack();
             });
@@ -146,7 +146,7 @@ class KafkaTransportIT {
         List<Integer> attempts = new CopyOnWriteArrayList<>();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 attempts.add(meta.retryCount());
                 return meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();
             });
@@ -176,20 +176,17 @@ class KafkaTransportIT {
         List<DeadMessageMetadata> dead = new CopyOnWriteArrayList<>();
         try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)),
-                    () -> new MessageHandler<Msg, NoContext>() {
-                        @Override
-                        public Outcome handle(Msg m, MessageMetadata meta, NoContext c) {
-                            return Outcome.reject("bad order");
-                        }
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Msg, NoContext>() {
+                @Override
+                public Outcome handle(Msg m, MessageMetadata meta, NoContext c) {
+                    return Outcome.reject("bad order");
+                }
 
-                        @Override
-                        public void handleDead(Msg m, DeadMessageMetadata meta, NoContext c) {
-                            dead.add(meta);
-                        }
-                    });
+                @Override
+                public void handleDead(Msg m, DeadMessageMetadata meta, NoContext c) {
+                    dead.add(meta);
+                }
+            });
             group.start();
             broker.publisher().publish(topic, new Msg(3));
             await().atMost(Duration.ofSeconds(30)).until(() -> dead.size() == 1);
@@ -223,13 +220,10 @@ class KafkaTransportIT {
             assertThat(transport.stats(topic).ready()).isEqualTo(25);
             List<Integer> seen = new CopyOnWriteArrayList<>();
             var group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)).withoutAutoscaler(),
-                    () -> (m, meta, c) -> {
-                        seen.add(m.n());
-                        return Outcome.ack();
-                    });
+            group.register(topic, ConsumerGroupConfig.builder().noAutoscaler().build(), () -> (m, meta, c) -> {
+                seen.add(m.n());
+                return Outcome.ack();
+            });
             group.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 25);
             await().atMost(Duration.ofSeconds(10))

@@ -32,13 +32,13 @@ public final class RetryingChild {
             builder.sequenced(SequenceFailure.SKIP, m -> key(m.n()));
         }
         Topic<Msg> topic = builder.build();
-        KafkaConfig config = KafkaConfig.custom(args[0])
+        KafkaConfig config = KafkaConfig.builder(args[0])
                 .partitions(4)
                 .sessionTimeout(Duration.ofSeconds(6))
                 .build();
         Broker<Kafka> broker = Broker.connect(config);
         var group = broker.consumerGroup();
-        group.register(topic, ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1)), () -> (m, meta, c) -> {
+        group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
             System.out.println("HANDLED " + m.n() + " " + meta.retryCount());
             System.out.flush();
             return meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();

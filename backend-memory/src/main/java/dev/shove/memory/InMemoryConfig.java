@@ -5,51 +5,45 @@ import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 
 /**
- * Settings of the in-memory broker. Immutable.
+ * Settings of the in-memory broker. Immutable and thread-safe; take {@link #ofDefaults()} or build one with {@link
+ * #builder()}.
  *
  * <p>Each queue holds up to {@code capacity} messages ({@value #DEFAULT_CAPACITY} by default); a publisher waits
  * while its queue is full, and a waiting publish fails with a {@link dev.shove.PublishException} when the broker
  * closes. Retry and dead-letter copies are never refused for capacity (a consumer must not block on its own queue).
+ * By default queues are plain queues; {@link Builder#retention(int)} makes them logs.
  *
  * <pre>{@code
  * Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults());
+ * Broker<InMemory> log = Broker.connect(InMemoryConfig.builder().retention(10_000).build());
  * }</pre>
  */
 public final class InMemoryConfig implements BrokerConfig<InMemory> {
     public static final int DEFAULT_CAPACITY = 10_000;
 
+    private static final InMemoryConfig DEFAULTS = builder().build();
+
     private final int capacity;
     private final int retention;
 
-    private InMemoryConfig(int capacity, int retention) {
-        this.capacity = capacity;
-        this.retention = retention;
+    private InMemoryConfig(Builder b) {
+        this.capacity = b.capacity;
+        this.retention = b.retention;
     }
 
+    /** Plain queues of {@value #DEFAULT_CAPACITY} messages. */
     public static InMemoryConfig ofDefaults() {
-        return new InMemoryConfig(DEFAULT_CAPACITY, 0);
+        return DEFAULTS;
     }
 
-    /** The same config with queues that hold at most {@code capacity} messages. */
-    public InMemoryConfig withCapacity(int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("in-memory queue capacity must be at least 1, was " + capacity);
-        }
-        return new InMemoryConfig(capacity, retention);
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /**
-     * The same config with queues that are logs: each keeps the last {@code messages} messages, consumed or not, and
-     * a consumer group reads them through one shared position that can move ({@code Outcome.andSeek}, {@code
-     * ConsumerOptions.withStartAt}), like a Redis Stream. Capacity still bounds what waits unread. A log is read in
-     * runs, handed to the engine together, so batch registrations take what was read without waiting out {@code
-     * maxWait} (capability {@code nativeBatches}), as on Kafka.
-     */
-    public InMemoryConfig withRetention(int messages) {
-        if (messages < 1) {
-            throw new IllegalArgumentException("in-memory retention must be at least 1 message, was " + messages);
-        }
-        return new InMemoryConfig(capacity, messages);
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        return new Builder().capacity(capacity).retention(retention);
     }
 
     public int capacity() {
@@ -69,5 +63,43 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
     @Override
     public String toString() {
         return "InMemoryConfig[capacity=" + capacity + (retention > 0 ? ", retention=" + retention : "") + "]";
+    }
+
+    /** Builds an {@link InMemoryConfig}. Not thread-safe. */
+    public static final class Builder {
+        private int capacity = DEFAULT_CAPACITY;
+        private int retention;
+
+        private Builder() {}
+
+        /** Queues that hold at most {@code capacity} messages waiting to be read (at least 1). */
+        public Builder capacity(int capacity) {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("in-memory queue capacity must be at least 1, was " + capacity);
+            }
+            this.capacity = capacity;
+            return this;
+        }
+
+        /**
+         * Queues that are logs: each keeps the last {@code messages} messages, consumed or not, and a consumer group
+         * reads them through one shared position that can move ({@code Outcome.andSeek}, {@code startAt}), like a
+         * Redis Stream. Capacity still bounds what waits unread. A log is read in runs, handed to the engine
+         * together, so batch registrations take what was read without waiting out {@code maxWait} (capability {@code
+         * nativeBatches}), as on Kafka. 0 (the default) keeps plain queues.
+         */
+        public Builder retention(int messages) {
+            if (messages < 0) {
+                throw new IllegalArgumentException("in-memory retention must be 0 (plain queues) or more, was "
+                        + messages + "; pass the number of messages each log keeps");
+            }
+            this.retention = messages;
+            return this;
+        }
+
+        /** The config as set. */
+        public InMemoryConfig build() {
+            return new InMemoryConfig(this);
+        }
     }
 }

@@ -1,7 +1,6 @@
 package dev.shove.memory;
 
 import dev.shove.BrokerConfig;
-import dev.shove.GroupConfig;
 import dev.shove.conformance.BrokerConformance;
 import java.time.Duration;
 
@@ -10,11 +9,6 @@ class InMemoryConformanceTest extends BrokerConformance<InMemory> {
     @Override
     protected BrokerConfig<InMemory> brokerConfig() {
         return InMemoryConfig.ofDefaults();
-    }
-
-    @Override
-    protected GroupConfig<InMemory, ?> groupConfig(int min, int max) {
-        return InMemoryConsumerGroupConfig.of(min, max);
     }
 
     @Override

@@ -1,13 +1,12 @@
 package dev.shove.memory;
 
 import dev.shove.BrokerConfig;
-import dev.shove.GroupConfig;
 import dev.shove.conformance.BrokerConformance;
 import java.time.Duration;
 import java.util.OptionalInt;
 
 /**
- * The whole conformance kit on the in-memory broker in log mode ({@link InMemoryConfig#withRetention}): queues keep
+ * The whole conformance kit on the in-memory broker in log mode ({@link InMemoryConfig.Builder#retention}): queues keep
  * their messages after consumption, so the seeking contracts run here too.
  */
 class InMemoryLogConformanceTest extends BrokerConformance<InMemory> {
@@ -16,12 +15,7 @@ class InMemoryLogConformanceTest extends BrokerConformance<InMemory> {
 
     @Override
     protected BrokerConfig<InMemory> brokerConfig() {
-        return InMemoryConfig.ofDefaults().withRetention(RETENTION);
-    }
-
-    @Override
-    protected GroupConfig<InMemory, ?> groupConfig(int min, int max) {
-        return InMemoryConsumerGroupConfig.of(min, max);
+        return InMemoryConfig.builder().retention(RETENTION).build();
     }
 
     @Override

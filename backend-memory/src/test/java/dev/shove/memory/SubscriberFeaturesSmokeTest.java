@@ -41,9 +41,10 @@ class SubscriberFeaturesSmokeTest {
             });
             group.register(
                     t,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
-                            .withPrefetch(1)
-                            .withInterceptor(inv -> ((Msg) inv.message()).n() == 2 ? Outcome.ack() : inv.proceed())),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .interceptors(inv -> ((Msg) inv.message()).n() == 2 ? Outcome.ack() : inv.proceed())
+                            .build(),
                     () -> (m, meta, ctx) -> {
                         trace.add("handler:" + m.n() + ":" + ctx);
                         return Outcome.ack();
@@ -69,8 +70,7 @@ class SubscriberFeaturesSmokeTest {
             var group = broker.consumerGroup();
             group.registerBatch(
                     t,
-                    ConsumerGroupConfig.of(
-                            InMemoryConsumerGroupConfig.ofDefaults().withPrefetch(1)),
+                    ConsumerGroupConfig.builder().prefetch(1).build(),
                     BatchOptions.of(10, Duration.ofMillis(20)),
                     () -> new dev.shove.BatchMessageHandler<Msg, dev.shove.NoContext>() {
                         @Override
@@ -100,7 +100,7 @@ class SubscriberFeaturesSmokeTest {
         Topic<Msg> t = topic("log-batch");
         List<Integer> sizes = new CopyOnWriteArrayList<>();
         try (Broker<InMemory> broker =
-                Broker.connect(InMemoryConfig.ofDefaults().withRetention(100))) {
+                Broker.connect(InMemoryConfig.builder().retention(100).build())) {
             assertThat(broker.capabilities().nativeBatches()).isTrue();
             broker.topology().declare(t);
             broker.publisher()
@@ -108,9 +108,10 @@ class SubscriberFeaturesSmokeTest {
             var group = broker.consumerGroup();
             group.registerBatch(
                     t,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
-                            .withPrefetch(1)
-                            .withStartAt(Position.start())),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .startAt(Position.start())
+                            .build(),
                     // gathering would hold the last, partial batch for a minute
                     BatchOptions.of(10, Duration.ofMinutes(1)),
                     () -> (batch, c) -> {
@@ -139,15 +140,11 @@ class SubscriberFeaturesSmokeTest {
         List<Integer> replies = new CopyOnWriteArrayList<>();
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup();
-            group.register(
-                    in,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()),
-                    () -> (m, meta, c) -> Outcome.reply(out, new Msg(m.n() * 10)));
-            group.register(
-                    out, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()), () -> (m, meta, c) -> {
-                        replies.add(m.n());
-                        return Outcome.ack();
-                    });
+            group.register(in, () -> (m, meta, c) -> Outcome.reply(out, new Msg(m.n() * 10)));
+            group.register(out, () -> (m, meta, c) -> {
+                replies.add(m.n());
+                return Outcome.ack();
+            });
             group.start();
             broker.publisher().publish(in, new Msg(4));
             await().atMost(Duration.ofSeconds(5)).until(() -> replies.size() == 1);
@@ -175,9 +172,10 @@ class SubscriberFeaturesSmokeTest {
             var group = broker.consumerGroup();
             group.register(
                     typed,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
-                                    .withDecodeFailurePolicy(DecodeFailurePolicy.SKIP))
-                            .withoutDeadLetterConsumer(),
+                    ConsumerGroupConfig.builder()
+                            .decodeFailurePolicy(DecodeFailurePolicy.SKIP)
+                            .noDeadLetterConsumer()
+                            .build(),
                     () -> (m, meta, c) -> {
                         seen.add(m.n());
                         return Outcome.ack();
@@ -195,7 +193,7 @@ class SubscriberFeaturesSmokeTest {
         Topic<Msg> t = topic("seek");
         List<Integer> seen = new CopyOnWriteArrayList<>();
         try (Broker<InMemory> broker =
-                Broker.connect(InMemoryConfig.ofDefaults().withRetention(100))) {
+                Broker.connect(InMemoryConfig.builder().retention(100).build())) {
             broker.topology().declare(t);
             broker.publisher()
                     .publishBatch(t, IntStream.range(0, 5).mapToObj(Msg::new).toList());
@@ -204,11 +202,7 @@ class SubscriberFeaturesSmokeTest {
             java.util.concurrent.atomic.AtomicReference<Position> second =
                     new java.util.concurrent.atomic.AtomicReference<>();
             group.register(
-                    t,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()
-                            .withPrefetch(1)
-                            .withSeeking()),
-                    () -> (m, meta, c) -> {
+                    t, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
                         seen.add(m.n());
                         if (m.n() == 1) {
                             second.set(meta.position().orElseThrow());
@@ -232,12 +226,12 @@ class SubscriberFeaturesSmokeTest {
         List<String> seen = new CopyOnWriteArrayList<>();
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var a = broker.consumerGroup();
-            a.register(t, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()), () -> (m, meta, c) -> {
+            a.register(t, () -> (m, meta, c) -> {
                 seen.add("a" + m.n());
                 return Outcome.retry();
             });
             var b = broker.consumerGroup();
-            b.register(t, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.ofDefaults()), () -> (m, meta, c) -> {
+            b.register(t, () -> (m, meta, c) -> {
                 seen.add("b" + m.n());
                 return Outcome.ack();
             });

@@ -82,7 +82,7 @@ final class ManagementApi {
         if (status == 401 || status == 403) {
             throw new ShoveException("the RabbitMQ management API at " + base + " refused the credentials (HTTP "
                     + status + "); give the user the 'monitoring' tag or set"
-                    + " RabbitMqConfig.withManagementCredentials(...)");
+                    + " RabbitMqConfig.toBuilder().managementCredentials(...).build()");
         }
         if (status / 100 != 2) {
             throw new IOException(

@@ -1,6 +1,7 @@
 package dev.shove.rabbitmq;
 
 import dev.shove.BrokerConfig;
+import dev.shove.spi.Bounds;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.net.URI;
@@ -12,22 +13,27 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How to reach a RabbitMQ broker, and how the backend behaves on it. Immutable: each {@code with...} returns a copy;
- * {@code toString()} never shows a password.
+ * How to reach a RabbitMQ broker, and how the backend behaves on it. Immutable and thread-safe; take {@link
+ * #of(String)} for a URI with every default, or start a {@link #builder(String)} from one; {@code toString()} never
+ * shows a password.
  *
  * <pre>{@code
  * Broker<RabbitMq> broker = Broker.connect(RabbitMqConfig.of("amqp://app:secret@rabbit.internal:5672/orders"));
+ *
+ * RabbitMqConfig config = RabbitMqConfig.builder("amqps://app:secret@rabbit.internal/orders")
+ *         .connectionName("orders-service")
+ *         .publishChannels(8)
+ *         .build();
  * }</pre>
  *
  * <p>The URI follows the AMQP URI scheme: {@code amqp://user:password@host:port/vhost} (user, password and vhost
  * percent-encoded; no path or {@code /} means the default vhost {@code /}; query parameters are not accepted, use the
- * {@code with...} methods). {@code amqps://} connects over TLS, verifying the server's certificate against the JVM's
- * trust store and its host name, unless {@link #withTls(SSLContext)} gives another context. Defaults:
+ * builder's methods). {@code amqps://} connects over TLS, verifying the server's certificate against the JVM's
+ * trust store and its host name, unless {@link Builder#tls(SSLContext)} gives another context. Defaults:
  *
  * <ul>
  *   <li>connection name: the broker's client name ({@code shove-<pid>}), shown in the management UI;
@@ -38,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link #DEFAULT_CONFIRM_TIMEOUT};
  *   <li>automatic connection recovery every {@link #DEFAULT_RECOVERY_INTERVAL}; connect timeout {@link
  *       #DEFAULT_CONNECT_TIMEOUT};
- *   <li>settlement with publisher confirms (not {@link #withTransactionalSettlement() transactional}).
+ *   <li>settlement with publisher confirms (not {@link Builder#transactionalSettlement() transactional}).
  * </ul>
  */
 public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
@@ -58,7 +64,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     private static final String DEFAULT_USER = "guest";
     private static final String DEFAULT_VHOST = "/";
 
-    /** Every setting; mutated only while a {@code with...} builds its copy. */
+    /** Every setting; mutated only by a {@link Builder}, which hands a copy to each config it builds. */
     private static final class Values implements Cloneable {
         boolean tls;
         String host = "localhost";
@@ -120,10 +126,24 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
      * @throws IllegalArgumentException when the URI is not a usable AMQP URI; the message never shows its password
      */
     public static RabbitMqConfig of(String uri) {
+        return builder(uri).build();
+    }
+
+    /**
+     * A builder starting from an {@code amqp://} or {@code amqps://} URI (see the class comment) and every default.
+     *
+     * @throws IllegalArgumentException when the URI is not a usable AMQP URI; the message never shows its password
+     */
+    public static Builder builder(String uri) {
         Objects.requireNonNull(uri, "uri");
         Values values = new Values();
         parseUri(uri, values);
-        return new RabbitMqConfig(values);
+        return new Builder(values);
+    }
+
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        return new Builder(v.clone());
     }
 
     private static void parseUri(String text, Values values) {
@@ -191,165 +211,8 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return uri.substring(0, colon + 1) + "****" + uri.substring(at);
     }
 
-    private RabbitMqConfig with(Consumer<Values> change) {
-        Values copy = v.clone();
-        change.accept(copy);
-        return new RabbitMqConfig(copy);
-    }
-
-    /** The same broker with another user and password (instead of the URI's). */
-    public RabbitMqConfig withCredentials(String username, String password) {
-        Objects.requireNonNull(username, "username");
-        Objects.requireNonNull(password, "password");
-        if (username.isEmpty()) {
-            throw new IllegalArgumentException("RabbitMQ user name must not be empty");
-        }
-        return with(c -> {
-            c.username = username;
-            c.password = password;
-        });
-    }
-
-    /** The same broker, another virtual host (instead of the URI's). */
-    public RabbitMqConfig withVirtualHost(String virtualHost) {
-        Objects.requireNonNull(virtualHost, "virtualHost");
-        if (virtualHost.isEmpty()) {
-            throw new IllegalArgumentException("RabbitMQ virtual host must not be empty (the default one is \"/\")");
-        }
-        return with(c -> c.virtualHost = virtualHost);
-    }
-
-    /**
-     * Connects over TLS with this context (its trust managers decide which server certificates are trusted; its key
-     * managers present a client certificate). Turns TLS on for an {@code amqp://} URI too.
-     */
-    public RabbitMqConfig withTls(SSLContext context) {
-        Objects.requireNonNull(context, "context");
-        return with(c -> {
-            c.tls = true;
-            c.sslContext = context;
-        });
-    }
-
-    /**
-     * Skips the check that the server certificate names the host connected to. Only for test brokers with
-     * self-signed certificates: it allows a man in the middle.
-     */
-    public RabbitMqConfig withoutTlsHostnameVerification() {
-        return with(c -> c.hostnameVerification = false);
-    }
-
-    /** The name of the AMQP connection, shown in the management UI and in the broker's logs. */
-    public RabbitMqConfig withConnectionName(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("RabbitMQ connection name must not be blank");
-        }
-        return with(c -> c.connectionName = name);
-    }
-
-    /**
-     * Where the management API answers, e.g. {@code http://rabbit.internal:15672}; it gives the queue depth the
-     * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}).
-     */
-    public RabbitMqConfig withManagementApi(String baseUri) {
-        Objects.requireNonNull(baseUri, "baseUri");
-        URI uri;
-        try {
-            uri = new URI(baseUri.endsWith("/") ? baseUri.substring(0, baseUri.length() - 1) : baseUri);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(
-                    "RabbitMQ management API URI '" + baseUri + "' is not valid: " + e.getReason());
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
-            throw new IllegalArgumentException("RabbitMQ management API URI '" + baseUri
-                    + "' must be an http:// or https:// address such as http://localhost:15672");
-        }
-        return with(c -> {
-            c.managementEnabled = true;
-            c.managementUri = uri;
-        });
-    }
-
-    /** Credentials for the management API, when they differ from the AMQP ones. */
-    public RabbitMqConfig withManagementCredentials(String username, String password) {
-        Objects.requireNonNull(username, "username");
-        Objects.requireNonNull(password, "password");
-        return with(c -> {
-            c.managementUsername = username;
-            c.managementPassword = password;
-        });
-    }
-
-    /**
-     * Never calls the management API: queue depth then comes from a passive {@code queue.declare} (ready messages
-     * only; unacknowledged ones are not counted).
-     */
-    public RabbitMqConfig withoutManagementApi() {
-        return with(c -> c.managementEnabled = false);
-    }
-
-    /**
-     * How many confirm-mode channels publishers share (default {@value #DEFAULT_PUBLISH_CHANNELS}). Each queue is
-     * published on one of them, which keeps its publish order; more channels spread more queues.
-     */
-    public RabbitMqConfig withPublishChannels(int channels) {
-        if (channels < 1 || channels > 64) {
-            throw new IllegalArgumentException("RabbitMQ publishChannels must be between 1 and 64, was " + channels);
-        }
-        return with(c -> c.publishChannels = channels);
-    }
-
-    /**
-     * How many times a publish is tried when the connection or channel fails under it, with jittered exponential
-     * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A message
-     * the broker refuses ({@code basic.nack}) or cannot route is never retried.
-     */
-    public RabbitMqConfig withPublishAttempts(int attempts) {
-        if (attempts < 1 || attempts > 100) {
-            throw new IllegalArgumentException("RabbitMQ publishAttempts must be between 1 and 100, was " + attempts);
-        }
-        return with(c -> c.publishAttempts = attempts);
-    }
-
-    /** The longest wait for the broker's confirm of one publish attempt (default 30 s). */
-    public RabbitMqConfig withConfirmTimeout(Duration timeout) {
-        requirePositive(timeout, "confirmTimeout");
-        return with(c -> c.confirmTimeout = timeout);
-    }
-
-    /** The longest wait for the TCP connection and AMQP handshake when connecting (default 10 s). */
-    public RabbitMqConfig withConnectTimeout(Duration timeout) {
-        requirePositive(timeout, "connectTimeout");
-        if (timeout.toMillis() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("RabbitMQ connectTimeout is too long: " + timeout);
-        }
-        return with(c -> c.connectTimeout = timeout);
-    }
-
-    /** How often a lost connection is re-dialled until it is back (default 2 s). */
-    public RabbitMqConfig withRecoveryInterval(Duration interval) {
-        requirePositive(interval, "recoveryInterval");
-        return with(c -> c.recoveryInterval = interval);
-    }
-
-    /**
-     * Settles through AMQP transactions: the copy a settlement publishes (to a hold queue or the DLQ) and the
-     * acknowledgement of the original commit together, so a crash between the two can neither lose the message nor
-     * duplicate it. Costs a broker round trip with an fsync per commit on each consumer channel (settlements that
-     * complete together share one commit); see {@code docs/backends/rabbitmq.md}. Does not make the handler's own
-     * side effects atomic.
-     */
-    public RabbitMqConfig withTransactionalSettlement() {
-        return with(c -> c.transactional = true);
-    }
-
     private static void requirePositive(Duration d, String name) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("RabbitMQ " + name + " must be positive, was " + d);
-        }
+        Bounds.positive("RabbitMQ " + name, d);
     }
 
     public String host() {
@@ -372,7 +235,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return v.virtualHost;
     }
 
-    /** Whether the connection uses TLS ({@code amqps://} or {@link #withTls(SSLContext)}). */
+    /** Whether the connection uses TLS ({@code amqps://} or {@link Builder#tls(SSLContext)}). */
     public boolean isTls() {
         return v.tls;
     }
@@ -385,12 +248,12 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return v.hostnameVerification;
     }
 
-    /** The connection name set with {@link #withConnectionName}; empty means the broker's client name. */
+    /** The connection name set with {@link Builder#connectionName}; empty means the broker's client name. */
     public Optional<String> connectionName() {
         return Optional.ofNullable(v.connectionName);
     }
 
-    /** The management API's base URI, or empty when {@link #withoutManagementApi() disabled}. */
+    /** The management API's base URI, or empty when {@link Builder#noManagementApi() disabled}. */
     public Optional<URI> managementApi() {
         if (!v.managementEnabled) {
             return Optional.empty();
@@ -448,6 +311,180 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
 
     private static String encode(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * Builds a {@link RabbitMqConfig}, starting from a URI's host, port, user, password and virtual host (or from
+     * another config). Each setter checks its value at once. Not thread-safe.
+     */
+    public static final class Builder {
+        private final Values values;
+
+        private Builder(Values values) {
+            this.values = values;
+        }
+
+        /** Another user and password (instead of the URI's). */
+        public Builder credentials(String username, String password) {
+            Objects.requireNonNull(username, "username");
+            Objects.requireNonNull(password, "password");
+            if (username.isEmpty()) {
+                throw new IllegalArgumentException("RabbitMQ user name must not be empty");
+            }
+            values.username = username;
+            values.password = password;
+            return this;
+        }
+
+        /** Another virtual host (instead of the URI's). */
+        public Builder virtualHost(String virtualHost) {
+            Objects.requireNonNull(virtualHost, "virtualHost");
+            if (virtualHost.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "RabbitMQ virtual host must not be empty (the default one is \"/\")");
+            }
+            values.virtualHost = virtualHost;
+            return this;
+        }
+
+        /**
+         * Connects over TLS with this context (its trust managers decide which server certificates are trusted; its key
+         * managers present a client certificate). Turns TLS on for an {@code amqp://} URI too.
+         */
+        public Builder tls(SSLContext context) {
+            Objects.requireNonNull(context, "context");
+            values.tls = true;
+            values.sslContext = context;
+            return this;
+        }
+
+        /**
+         * Skips the check that the server certificate names the host connected to. Only for test brokers with
+         * self-signed certificates: it allows a man in the middle.
+         */
+        public Builder noTlsHostnameVerification() {
+            values.hostnameVerification = false;
+            return this;
+        }
+
+        /** The name of the AMQP connection, shown in the management UI and in the broker's logs. */
+        public Builder connectionName(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("RabbitMQ connection name must not be blank");
+            }
+            values.connectionName = name;
+            return this;
+        }
+
+        /**
+         * Where the management API answers, e.g. {@code http://rabbit.internal:15672}; it gives the queue depth the
+         * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}).
+         */
+        public Builder managementApi(String baseUri) {
+            Objects.requireNonNull(baseUri, "baseUri");
+            URI uri;
+            try {
+                uri = new URI(baseUri.endsWith("/") ? baseUri.substring(0, baseUri.length() - 1) : baseUri);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException(
+                        "RabbitMQ management API URI '" + baseUri + "' is not valid: " + e.getReason());
+            }
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+                throw new IllegalArgumentException("RabbitMQ management API URI '" + baseUri
+                        + "' must be an http:// or https:// address such as http://localhost:15672");
+            }
+            values.managementEnabled = true;
+            values.managementUri = uri;
+            return this;
+        }
+
+        /** Credentials for the management API, when they differ from the AMQP ones. */
+        public Builder managementCredentials(String username, String password) {
+            Objects.requireNonNull(username, "username");
+            Objects.requireNonNull(password, "password");
+            values.managementUsername = username;
+            values.managementPassword = password;
+            return this;
+        }
+
+        /**
+         * Never calls the management API: queue depth then comes from a passive {@code queue.declare} (ready messages
+         * only; unacknowledged ones are not counted).
+         */
+        public Builder noManagementApi() {
+            values.managementEnabled = false;
+            return this;
+        }
+
+        /**
+         * How many confirm-mode channels publishers share (default {@value #DEFAULT_PUBLISH_CHANNELS}). Each queue is
+         * published on one of them, which keeps its publish order; more channels spread more queues.
+         */
+        public Builder publishChannels(int channels) {
+            if (channels < 1 || channels > 64) {
+                throw new IllegalArgumentException(
+                        "RabbitMQ publishChannels must be between 1 and 64, was " + channels);
+            }
+            values.publishChannels = channels;
+            return this;
+        }
+
+        /**
+         * How many times a publish is tried when the connection or channel fails under it, with jittered exponential
+         * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A message
+         * the broker refuses ({@code basic.nack}) or cannot route is never retried.
+         */
+        public Builder publishAttempts(int attempts) {
+            if (attempts < 1 || attempts > 100) {
+                throw new IllegalArgumentException(
+                        "RabbitMQ publishAttempts must be between 1 and 100, was " + attempts);
+            }
+            values.publishAttempts = attempts;
+            return this;
+        }
+
+        /** The longest wait for the broker's confirm of one publish attempt (default 30 s). */
+        public Builder confirmTimeout(Duration timeout) {
+            requirePositive(timeout, "confirmTimeout");
+            values.confirmTimeout = timeout;
+            return this;
+        }
+
+        /** The longest wait for the TCP connection and AMQP handshake when connecting (default 10 s). */
+        public Builder connectTimeout(Duration timeout) {
+            requirePositive(timeout, "connectTimeout");
+            if (timeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("RabbitMQ connectTimeout is too long: " + timeout);
+            }
+            values.connectTimeout = timeout;
+            return this;
+        }
+
+        /** How often a lost connection is re-dialled until it is back (default 2 s). */
+        public Builder recoveryInterval(Duration interval) {
+            requirePositive(interval, "recoveryInterval");
+            values.recoveryInterval = interval;
+            return this;
+        }
+
+        /**
+         * Settles through AMQP transactions: the copy a settlement publishes (to a hold queue or the DLQ) and the
+         * acknowledgement of the original commit together, so a crash between the two can neither lose the message nor
+         * duplicate it. Costs a broker round trip with an fsync per commit on each consumer channel (settlements that
+         * complete together share one commit); see {@code docs/backends/rabbitmq.md}. Does not make the handler's own
+         * side effects atomic.
+         */
+        public Builder transactionalSettlement() {
+            values.transactional = true;
+            return this;
+        }
+
+        /** The config as set. */
+        public RabbitMqConfig build() {
+            return new RabbitMqConfig(values.clone());
+        }
     }
 
     @Override

@@ -489,7 +489,7 @@ final class RabbitMqTransport implements Transport {
         log.warn(
                 "the RabbitMQ management API at {} cannot be read ({}); queue depth comes from passive declares"
                         + " (ready messages only) for the next {}. Enable the rabbitmq_management plugin, or set"
-                        + " RabbitMqConfig.withManagementApi(...) / withoutManagementApi()",
+                        + " RabbitMqConfig.toBuilder().managementApi(...).build() / withoutManagementApi()",
                 api.base(),
                 e.toString(),
                 MANAGEMENT_RETRY_AFTER);

@@ -68,7 +68,10 @@ final class RabbitAdmin implements AutoCloseable {
 
     /** A config for the broker under test, with a recognisable connection name. */
     RabbitMqConfig config(String connectionName) {
-        return RabbitMqConfig.of(uri()).withConnectionName(connectionName).withRecoveryInterval(Duration.ofSeconds(1));
+        return RabbitMqConfig.builder(uri())
+                .connectionName(connectionName)
+                .recoveryInterval(Duration.ofSeconds(1))
+                .build();
     }
 
     /** A name no other test or run uses; its queues are deleted by {@link #close()}. */

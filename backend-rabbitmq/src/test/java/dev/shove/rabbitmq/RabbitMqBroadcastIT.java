@@ -78,8 +78,10 @@ class RabbitMqBroadcastIT {
         ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults().withPrefetch(1))
-                        .withGroupName(admin.unique("subscriber")),
+                ConsumerGroupConfig.builder()
+                        .prefetch(1)
+                        .groupName(admin.unique("subscriber"))
+                        .build(),
                 handler);
         group.start();
         return group;
@@ -171,8 +173,7 @@ class RabbitMqBroadcastIT {
                 ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
                 group.register(
                         topic,
-                        ConsumerGroupConfig.of(
-                                RabbitMqConsumerGroupConfig.ofDefaults().withStartAt(start)),
+                        ConsumerGroupConfig.builder().startAt(start).build(),
                         recording(new CopyOnWriteArrayList<>()));
                 assertThatThrownBy(group::start)
                         .as("start at %s", start)
@@ -196,10 +197,7 @@ class RabbitMqBroadcastIT {
             broker.publisher().publish(topic, new Note("before"));
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(
-                            RabbitMqConsumerGroupConfig.ofDefaults().withStartAt(Position.end())),
-                    recording(seen));
+                    topic, ConsumerGroupConfig.builder().startAt(Position.end()).build(), recording(seen));
             group.start();
             broker.publisher().publish(topic, new Note("after"));
             await().atMost(PATIENCE).until(() -> !seen.isEmpty());
@@ -216,8 +214,9 @@ class RabbitMqBroadcastIT {
         String name = admin.unique("recover-sub");
         List<String> seen = new CopyOnWriteArrayList<>();
         try (Broker<RabbitMq> publisher = connect("recover-pub");
-                Broker<RabbitMq> subscriber =
-                        Broker.connect(admin.config(name).withRecoveryInterval(Duration.ofSeconds(3)))) {
+                Broker<RabbitMq> subscriber = Broker.connect(admin.config(name).toBuilder()
+                        .recoveryInterval(Duration.ofSeconds(3))
+                        .build())) {
             publisher.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = subscribe(subscriber, topic, recording(seen));
             String before = onlyQueueBoundTo(topic);
@@ -318,13 +317,14 @@ class RabbitMqBroadcastIT {
         Topic<Note> announcements = topic("announce");
         List<String> heard = new CopyOnWriteArrayList<>();
         RabbitMqConfig config = admin.config(admin.unique("reply"));
-        try (Broker<RabbitMq> broker = Broker.connect(transactional ? config.withTransactionalSettlement() : config)) {
+        try (Broker<RabbitMq> broker = Broker.connect(
+                transactional ? config.toBuilder().transactionalSettlement().build() : config)) {
             assertThat(broker.capabilities().transactions()).isEqualTo(transactional);
             ConsumerGroup<RabbitMq, NoContext> listener = subscribe(broker, announcements, recording(heard));
             ConsumerGroup<RabbitMq, NoContext> worker = broker.consumerGroup();
             worker.register(
                     requests,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()),
+                    ConsumerGroupConfig.ofDefaults(),
                     () -> (m, meta, c) -> Outcome.reply(announcements, new Note(m.text() + " done")));
             worker.start();
             broker.publisher().publish(requests, new Note("job"));

@@ -98,7 +98,7 @@ class RabbitMqBrokerRestartIT {
         CountDownLatch restarted = new CountDownLatch(1);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         String connectionName = admin.unique("restart-conn");
-        try (Broker<RabbitMq> broker = Broker.custom(admin.config(connectionName))
+        try (Broker<RabbitMq> broker = Broker.builder(admin.config(connectionName))
                 .meterRegistry(meters)
                 .connect()) {
             broker.topology().declare(topic);
@@ -109,7 +109,7 @@ class RabbitMqBrokerRestartIT {
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(2, 2).withPrefetch(5)),
+                    ConsumerGroupConfig.builder().consumers(2, 2).prefetch(5).build(),
                     () -> new MessageHandler<Payment, NoContext>() {
                         @Override
                         public Outcome handle(Payment p, MessageMetadata meta, NoContext c) throws Exception {

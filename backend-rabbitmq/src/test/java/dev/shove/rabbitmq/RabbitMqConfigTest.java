@@ -52,7 +52,8 @@ class RabbitMqConfigTest {
     @DisplayName("withTls turns TLS on with the given context")
     void customTls() throws Exception {
         SSLContext context = SSLContext.getDefault();
-        RabbitMqConfig config = RabbitMqConfig.of("amqp://localhost").withTls(context);
+        RabbitMqConfig config =
+                RabbitMqConfig.builder("amqp://localhost").tls(context).build();
         assertThat(config.isTls()).isTrue();
         assertThat(config.sslContext()).containsSame(context);
     }
@@ -60,8 +61,9 @@ class RabbitMqConfigTest {
     @Test
     @DisplayName("toString and error messages never show the password")
     void redactsPassword() {
-        RabbitMqConfig config = RabbitMqConfig.of("amqp://app:hunter2@localhost:5672/prod")
-                .withManagementCredentials("admin", "s3cret");
+        RabbitMqConfig config = RabbitMqConfig.of("amqp://app:hunter2@localhost:5672/prod").toBuilder()
+                .managementCredentials("admin", "s3cret")
+                .build();
         assertThat(config.toString())
                 .doesNotContain("hunter2")
                 .doesNotContain("s3cret")
@@ -89,13 +91,15 @@ class RabbitMqConfigTest {
     @DisplayName("with... methods return copies and validate their argument, naming the setting")
     void withers() {
         RabbitMqConfig base = RabbitMqConfig.ofDefaults();
-        RabbitMqConfig changed = base.withPublishChannels(8)
-                .withConnectionName("orders-service")
-                .withCredentials("svc", "pw")
-                .withVirtualHost("prod")
-                .withRecoveryInterval(Duration.ofMillis(500))
-                .withTransactionalSettlement()
-                .withoutManagementApi();
+        RabbitMqConfig changed = base.toBuilder()
+                .publishChannels(8)
+                .connectionName("orders-service")
+                .credentials("svc", "pw")
+                .virtualHost("prod")
+                .recoveryInterval(Duration.ofMillis(500))
+                .transactionalSettlement()
+                .noManagementApi()
+                .build();
         assertThat(base.publishChannels()).isEqualTo(4);
         assertThat(base.connectionName()).isEmpty();
         assertThat(changed.publishChannels()).isEqualTo(8);
@@ -105,18 +109,21 @@ class RabbitMqConfigTest {
         assertThat(changed.recoveryInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(changed.isTransactionalSettlement()).isTrue();
         assertThat(changed.managementApi()).isEmpty();
-        assertThatThrownBy(() -> base.withPublishChannels(0)).hasMessageContaining("publishChannels");
-        assertThatThrownBy(() -> base.withPublishAttempts(0)).hasMessageContaining("publishAttempts");
-        assertThatThrownBy(() -> base.withConfirmTimeout(Duration.ZERO)).hasMessageContaining("confirmTimeout");
-        assertThatThrownBy(() -> base.withManagementApi("ftp://x")).hasMessageContaining("http://");
+        assertThatThrownBy(() -> base.toBuilder().publishChannels(0).build()).hasMessageContaining("publishChannels");
+        assertThatThrownBy(() -> base.toBuilder().publishAttempts(0).build()).hasMessageContaining("publishAttempts");
+        assertThatThrownBy(() -> base.toBuilder().confirmTimeout(Duration.ZERO).build())
+                .hasMessageContaining("confirmTimeout");
+        assertThatThrownBy(() -> base.toBuilder().managementApi("ftp://x").build())
+                .hasMessageContaining("http://");
     }
 
     @Test
     @DisplayName("the management API's address and credentials can be set apart from the AMQP ones")
     void management() {
-        RabbitMqConfig config = RabbitMqConfig.of("amqp://app:pw@localhost")
-                .withManagementApi("http://mgmt.internal:8080/")
-                .withManagementCredentials("monitor", "m");
+        RabbitMqConfig config = RabbitMqConfig.of("amqp://app:pw@localhost").toBuilder()
+                .managementApi("http://mgmt.internal:8080/")
+                .managementCredentials("monitor", "m")
+                .build();
         assertThat(config.managementApi()).contains(URI.create("http://mgmt.internal:8080"));
         assertThat(config.managementUsername()).isEqualTo("monitor");
         assertThat(config.managementPassword()).isEqualTo("m");

@@ -1,7 +1,6 @@
 package dev.shove.rabbitmq;
 
 import dev.shove.BrokerConfig;
-import dev.shove.GroupConfig;
 import dev.shove.Topic;
 import dev.shove.conformance.BrokerConformance;
 import dev.shove.spi.Capabilities;
@@ -59,11 +58,6 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
     protected final BrokerConfig<RabbitMq> brokerConfig() {
         RabbitMqConfig config = rabbitConfig();
         return context -> new Recording(config.open(context));
-    }
-
-    @Override
-    protected GroupConfig<RabbitMq, ?> groupConfig(int min, int max) {
-        return RabbitMqConsumerGroupConfig.of(min, max);
     }
 
     @Override

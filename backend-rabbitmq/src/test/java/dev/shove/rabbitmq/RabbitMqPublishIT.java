@@ -79,7 +79,7 @@ class RabbitMqPublishIT {
             for (GetResponse r : admin.drain(topic.shardName(shard))) {
                 String key = AmqpMessages.toStrings(r.getProps().getHeaders()).get(ShoveHeaders.SEQUENCE_KEY);
                 assertThat(key).isNotNull();
-                assertThat(dev.shove.internal.Sharding.shardOf(key, 4))
+                assertThat(topic.sequencing().orElseThrow().shardOf(key))
                         .as("shard of key %s", key)
                         .isEqualTo(shard);
                 found++;

@@ -55,16 +55,14 @@ class RabbitMqResilienceIT {
         CountDownLatch victimRelease = new CountDownLatch(1);
         List<MessageMetadata> survivorSaw = new CopyOnWriteArrayList<>();
         // The victim reconnects only after a minute: to the broker it is a dead process.
-        try (Broker<RabbitMq> victim =
-                        Broker.connect(admin.config(victimName).withRecoveryInterval(Duration.ofMinutes(1)));
+        try (Broker<RabbitMq> victim = Broker.connect(admin.config(victimName).toBuilder()
+                        .recoveryInterval(Duration.ofMinutes(1))
+                        .build());
                 Broker<RabbitMq> survivor = Broker.connect(admin.config(admin.unique("survivor")))) {
             victim.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> victimGroup = victim.consumerGroup();
             victimGroup.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         victimStarted.countDown();
                         victimRelease.await();
                         return Outcome.ack();
@@ -75,10 +73,7 @@ class RabbitMqResilienceIT {
 
             ConsumerGroup<RabbitMq, NoContext> survivorGroup = survivor.consumerGroup();
             survivorGroup.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         survivorSaw.add(meta);
                         return Outcome.ack();
                     });
@@ -110,16 +105,14 @@ class RabbitMqResilienceIT {
         Topic<Task> topic = topic("chanerr");
         AtomicInteger handled = new AtomicInteger();
         SupervisorOutcome outcome;
-        try (Broker<RabbitMq> broker =
-                Broker.connect(admin.config(admin.unique("chanerr")).withTransactionalSettlement())) {
+        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("chanerr")).toBuilder()
+                .transactionalSettlement()
+                .build())) {
             broker.topology().declare(topic);
             admin.deleteQueue(topic.dlq().orElseThrow());
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         handled.incrementAndGet();
                         return Outcome.reject("no");
                     });
@@ -146,10 +139,7 @@ class RabbitMqResilienceIT {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         handled.incrementAndGet();
                         return Outcome.reject("no");
                     });
@@ -172,8 +162,10 @@ class RabbitMqResilienceIT {
     void publishRetriesAcrossConnectionLoss() throws Exception {
         Topic<Task> topic = topic("pubretry");
         String name = admin.unique("pubretry");
-        try (Broker<RabbitMq> broker = Broker.connect(
-                admin.config(name).withPublishAttempts(30).withRecoveryInterval(Duration.ofSeconds(2)))) {
+        try (Broker<RabbitMq> broker = Broker.connect(admin.config(name).toBuilder()
+                .publishAttempts(30)
+                .recoveryInterval(Duration.ofSeconds(2))
+                .build())) {
             broker.topology().declare(topic);
             broker.publisher().publish(topic, new Task("before"));
             RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();

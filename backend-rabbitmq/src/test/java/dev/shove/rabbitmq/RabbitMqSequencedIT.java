@@ -70,7 +70,7 @@ class RabbitMqSequencedIT {
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(2, 2).withPrefetch(4)),
+                    ConsumerGroupConfig.builder().consumers(2, 2).prefetch(4).build(),
                     () -> (m, meta, c) -> {
                         if (m.n() % 4 == 1 && meta.retryCount() < 2) {
                             return Outcome.retry();
@@ -110,24 +110,21 @@ class RabbitMqSequencedIT {
         try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("failall")))) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
-            group.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()),
-                    () -> new MessageHandler<Step, NoContext>() {
-                        @Override
-                        public Outcome handle(Step m, MessageMetadata meta, NoContext c) {
-                            if (m.key().equals("bad") && m.n() == 3) {
-                                return Outcome.reject("broken step");
-                            }
-                            acked.add(m.key() + m.n());
-                            return Outcome.ack();
-                        }
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Step, NoContext>() {
+                @Override
+                public Outcome handle(Step m, MessageMetadata meta, NoContext c) {
+                    if (m.key().equals("bad") && m.n() == 3) {
+                        return Outcome.reject("broken step");
+                    }
+                    acked.add(m.key() + m.n());
+                    return Outcome.ack();
+                }
 
-                        @Override
-                        public void handleDead(Step m, DeadMessageMetadata meta, NoContext c) {
-                            dead.add(m.key() + m.n() + ":" + meta.reason());
-                        }
-                    });
+                @Override
+                public void handleDead(Step m, DeadMessageMetadata meta, NoContext c) {
+                    dead.add(m.key() + m.n() + ":" + meta.reason());
+                }
+            });
             group.start();
             List<Step> steps = new ArrayList<>();
             for (int n = 1; n <= 5; n++) {

@@ -62,11 +62,10 @@ class RabbitMqSettlementIT {
         try (Broker<RabbitMq> broker = connect("retry")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
-            group.register(
-                    topic, ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()), () -> (m, meta, c) -> {
-                        seen.add(meta);
-                        return meta.retryCount() < 2 ? Outcome.retry() : Outcome.ack();
-                    });
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
+                seen.add(meta);
+                return meta.retryCount() < 2 ? Outcome.retry() : Outcome.ack();
+            });
             group.start();
             broker.publisher()
                     .publishWithHeaders(topic, new Order("o-1", 1), Map.of("tenant", "acme", "x-custom", "1"));
@@ -99,10 +98,7 @@ class RabbitMqSettlementIT {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         handled.incrementAndGet();
                         return Outcome.reject("bad order");
                     });
@@ -140,7 +136,7 @@ class RabbitMqSettlementIT {
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(2, 2).withPrefetch(20)),
+                    ConsumerGroupConfig.builder().consumers(2, 2).prefetch(20).build(),
                     () -> (m, meta, c) -> {
                         seen.add(m.id());
                         return Outcome.ack();
@@ -178,12 +174,11 @@ class RabbitMqSettlementIT {
         try (Broker<RabbitMq> broker = connect("return")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
-            group.register(
-                    topic, ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()), () -> (m, meta, c) -> {
-                        first.countDown();
-                        release.await();
-                        return Outcome.ack();
-                    });
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
+                first.countDown();
+                release.await();
+                return Outcome.ack();
+            });
             group.start();
             broker.publisher()
                     .publishBatch(
@@ -233,7 +228,7 @@ class RabbitMqSettlementIT {
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
                     orders,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()),
+                    ConsumerGroupConfig.ofDefaults(),
                     () -> (m, meta, c) -> Outcome.reply(receipts, new Order(m.id() + "-receipt", m.n())));
             group.start();
             broker.publisher().publish(orders, new Order("o-5", 5));
@@ -253,8 +248,9 @@ class RabbitMqSettlementIT {
                 .dlq()
                 .build();
         try (Broker<RabbitMq> broker = connect("stats");
-                Broker<RabbitMq> passive = Broker.connect(
-                        admin.config(admin.unique("stats-passive")).withoutManagementApi())) {
+                Broker<RabbitMq> passive = Broker.connect(admin.config(admin.unique("stats-passive")).toBuilder()
+                        .noManagementApi()
+                        .build())) {
             broker.topology().declare(topic);
             broker.publisher()
                     .publishBatch(

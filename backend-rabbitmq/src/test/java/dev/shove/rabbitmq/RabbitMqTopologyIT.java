@@ -188,7 +188,7 @@ class RabbitMqTopologyIT {
         var group = broker.consumerGroup();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults()).withoutDeadLetterConsumer(),
+                ConsumerGroupConfig.builder().noDeadLetterConsumer().build(),
                 () -> (m, meta, c) -> Outcome.ack());
         // register declares the topic again, so delete after registering and before starting
         admin.deleteQueue(topic.name());

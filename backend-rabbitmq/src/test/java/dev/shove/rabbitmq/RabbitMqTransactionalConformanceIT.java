@@ -7,6 +7,6 @@ package dev.shove.rabbitmq;
 class RabbitMqTransactionalConformanceIT extends RabbitMqConformanceIT {
     @Override
     protected RabbitMqConfig rabbitConfig() {
-        return super.rabbitConfig().withTransactionalSettlement();
+        return super.rabbitConfig().toBuilder().transactionalSettlement().build();
     }
 }

@@ -49,7 +49,7 @@ class RabbitMqTransactionalIT {
         String connectionName = admin.unique("tx-conn");
         RabbitMqConfig config = admin.config(connectionName);
         if (transactional) {
-            config = config.withTransactionalSettlement();
+            config = config.toBuilder().transactionalSettlement().build();
         }
         List<MessageMetadata> handled = new CopyOnWriteArrayList<>();
         try (Broker<RabbitMq> broker = Broker.connect(config)) {
@@ -69,10 +69,7 @@ class RabbitMqTransactionalIT {
             };
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    topic, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         handled.add(meta);
                         return Outcome.reject("not today");
                     });
@@ -135,13 +132,14 @@ class RabbitMqTransactionalIT {
                 .dlq()
                 .build();
         List<String> acked = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker =
-                Broker.connect(admin.config(admin.unique("txretry")).withTransactionalSettlement())) {
+        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("txretry")).toBuilder()
+                .transactionalSettlement()
+                .build())) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(2, 2).withPrefetch(20)),
+                    ConsumerGroupConfig.builder().consumers(2, 2).prefetch(20).build(),
                     () -> (m, meta, c) -> {
                         if (meta.retryCount() == 0 && m.id().endsWith("7")) {
                             return Outcome.retry();
@@ -186,8 +184,9 @@ class RabbitMqTransactionalIT {
                 .build();
         String connectionName = admin.unique("txreply-conn");
         List<MessageMetadata> handled = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker =
-                Broker.connect(admin.config(connectionName).withTransactionalSettlement())) {
+        try (Broker<RabbitMq> broker = Broker.connect(admin.config(connectionName).toBuilder()
+                .transactionalSettlement()
+                .build())) {
             assertThat(broker.capabilities().transactions()).isTrue();
             broker.topology().declare(jobs);
             broker.topology().declare(receipts);
@@ -205,10 +204,7 @@ class RabbitMqTransactionalIT {
             };
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
-                    jobs,
-                    ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.ofDefaults())
-                            .withoutDeadLetterConsumer(),
-                    () -> (m, meta, c) -> {
+                    jobs, ConsumerGroupConfig.builder().noDeadLetterConsumer().build(), () -> (m, meta, c) -> {
                         handled.add(meta);
                         return Outcome.reply(receipts, new Receipt(m.id()));
                     });

@@ -8,7 +8,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.kafka.Kafka;
 import dev.shove.kafka.KafkaConfig;
-import dev.shove.kafka.KafkaConsumerGroupConfig;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,7 +102,7 @@ public final class KafkaBenchmark {
                 .sequenced(SequenceFailure.SKIP, Msg::key)
                 .routingShards(8)
                 .build();
-        KafkaConfig config = KafkaConfig.custom(bootstrap).partitions(8).build();
+        KafkaConfig config = KafkaConfig.builder(bootstrap).partitions(8).build();
         System.out.printf(
                 Locale.ROOT,
                 "Kafka benchmark: %s, %d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys,"
@@ -243,9 +242,11 @@ public final class KafkaBenchmark {
         var group = broker.consumerGroup();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(KafkaConsumerGroupConfig.of(1, 1).withPrefetch(prefetchCount))
-                        .withGroupName("bench-shove-" + UUID.randomUUID())
-                        .withoutDeadLetterConsumer(),
+                ConsumerGroupConfig.builder()
+                        .prefetch(prefetchCount)
+                        .groupName("bench-shove-" + UUID.randomUUID())
+                        .noDeadLetterConsumer()
+                        .build(),
                 () -> (m, meta, ctx) -> {
                     if (work > 0) {
                         Thread.sleep(work);

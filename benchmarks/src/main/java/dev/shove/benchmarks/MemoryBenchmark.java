@@ -8,7 +8,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -256,14 +255,16 @@ public final class MemoryBenchmark {
         AtomicLong end = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         try (Broker<InMemory> broker =
-                Broker.connect(InMemoryConfig.ofDefaults().withCapacity(capacity))) {
+                Broker.connect(InMemoryConfig.builder().capacity(capacity).build())) {
             broker.topology().declare(topic);
             var group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1).withPrefetch(prefetch))
-                            .withoutAutoscaler()
-                            .withoutDeadLetterConsumer(),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(prefetch)
+                            .noAutoscaler()
+                            .noDeadLetterConsumer()
+                            .build(),
                     () -> (m, meta, ctx) -> {
                         if (handled.incrementAndGet() == count) {
                             end.set(System.nanoTime());

@@ -15,7 +15,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.rabbitmq.RabbitMq;
 import dev.shove.rabbitmq.RabbitMqConfig;
-import dev.shove.rabbitmq.RabbitMqConsumerGroupConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -117,7 +116,8 @@ public final class RabbitMqBenchmark {
                 ackEvery,
                 runs,
                 Runtime.getRuntime().availableProcessors());
-        RabbitMqConfig config = RabbitMqConfig.of(uri).withManagementApi(management);
+        RabbitMqConfig config =
+                RabbitMqConfig.builder(uri).managementApi(management).build();
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(uri);
         try (Broker<RabbitMq> broker = Broker.connect(config);
@@ -233,9 +233,11 @@ public final class RabbitMqBenchmark {
         var group = broker.consumerGroup();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(1, 1).withPrefetch(prefetch))
-                        .withoutAutoscaler()
-                        .withoutDeadLetterConsumer(),
+                ConsumerGroupConfig.builder()
+                        .prefetch(prefetch)
+                        .noAutoscaler()
+                        .noDeadLetterConsumer()
+                        .build(),
                 () -> (m, meta, ctx) -> {
                     int n = handled.incrementAndGet();
                     if (n == 1) {
@@ -302,9 +304,11 @@ public final class RabbitMqBenchmark {
         var group = broker.consumerGroup();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(1, 1).withPrefetch(prefetch))
-                        .withoutAutoscaler()
-                        .withoutDeadLetterConsumer(),
+                ConsumerGroupConfig.builder()
+                        .prefetch(prefetch)
+                        .noAutoscaler()
+                        .noDeadLetterConsumer()
+                        .build(),
                 () -> (m, meta, ctx) -> {
                     if (retry && meta.retryCount() == 0) {
                         return Outcome.retry();

@@ -164,7 +164,7 @@ abstract class AuditContracts<B> extends Contracts<B> {
         Recorder<AuditRecord<JsonNode>> log = h().acking();
         h().consume(
                         AuditLog.TOPIC,
-                        h().config().withGroupName(h().name("audit-reader")).withoutDeadLetterConsumer(),
+                        h().config(c -> c.groupName(h().name("audit-reader")).noDeadLetterConsumer()),
                         log);
         h().consume(topic, config(), () -> h().<Msg>acking().audited(AuditLog.sink(h().publisher())));
         h().publisher().publishWithHeaders(topic, new Msg("logged", 7), Map.of(AuditRecord.TRACE_ID_HEADER, "t-7"));
@@ -188,7 +188,7 @@ abstract class AuditContracts<B> extends Contracts<B> {
         Recorder<AuditRecord<JsonNode>> log = h().acking();
         h().consume(
                         AuditLog.TOPIC,
-                        h().config().withGroupName(h().name("audit-self")).withoutDeadLetterConsumer(),
+                        h().config(c -> c.groupName(h().name("audit-self")).noDeadLetterConsumer()),
                         () -> log.audited(r -> audits.incrementAndGet()));
         String marker = h().name("audited-topic");
         AuditRecord<Msg> record = new AuditRecord<>(

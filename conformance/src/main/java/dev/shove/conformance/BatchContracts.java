@@ -246,7 +246,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
         published(topic, 2);
         BatchRecorder<Msg> rec =
                 h().batchRecorder(b -> b.each((e, attempt) -> e.message().n() == 0 ? Outcome.retry() : Outcome.ack()));
-        h().consumeBatch(topic, config(c -> c.withMaxRetries(2)), batches(2), rec);
+        h().consumeBatch(topic, config(c -> c.maxRetries(2)), batches(2), rec);
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
         assertThat(death.message()).isEqualTo(Msg.of(0));
@@ -314,7 +314,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
         h().publisher().publish(h().rawTwin(topic), garbage);
         h().publisher().publish(topic, Msg.of(1));
         BatchRecorder<Msg> rec = h().ackingBatches();
-        h().consumeBatch(topic, config().withoutDeadLetterConsumer(), batches(3), rec);
+        h().consumeBatch(topic, config(c -> c.noDeadLetterConsumer()), batches(3), rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
 
         Recorder.Death<byte[]> death = dead.awaitDeaths(1).getFirst();
@@ -334,7 +334,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
         h().publisher().publish(h().rawTwin(topic), "garbage 1".getBytes(StandardCharsets.UTF_8));
         h().publisher().publish(h().rawTwin(topic), "garbage 2".getBytes(StandardCharsets.UTF_8));
         BatchRecorder<Msg> rec = h().ackingBatches();
-        h().consumeBatch(topic, config().withoutDeadLetterConsumer(), batches(2), rec);
+        h().consumeBatch(topic, config(c -> c.noDeadLetterConsumer()), batches(2), rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
 
         dead.awaitDeaths(2);
@@ -395,7 +395,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
             }
             return BatchOutcome.ackAll();
         });
-        h().consumeBatch(topic, config(c -> c.withHandlerTimeout(tier().multipliedBy(2))), batches(3), rec);
+        h().consumeBatch(topic, config(c -> c.handlerTimeout(tier().multipliedBy(2))), batches(3), rec);
 
         BatchRecorder.Batch<Msg> first = rec.awaitBatches(1).getFirst();
         h().await("the batch handler to be interrupted", () -> gate.interrupted() == 1);
@@ -423,7 +423,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
         });
         h().consumeBatch(
                         topic,
-                        config(c -> c.withHandlerTimeout(tier()).withHandlerTimeoutOutcome(Outcome.reject())),
+                        config(c -> c.handlerTimeout(tier()).handlerTimeoutOutcome(Outcome.reject())),
                         batches(3),
                         rec);
 
@@ -444,7 +444,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
             gate.pass();
             return BatchOutcome.ackAll();
         });
-        h().consumeBatch(topic, config(c -> c.withPrefetch(2)), batches(2), rec);
+        h().consumeBatch(topic, config(c -> c.prefetch(2)), batches(2), rec);
 
         h().await("2 batches blocked at once", () -> rec.running() == 2);
         h().assertStays("no more than 2 batches at once", () -> rec.running() <= 2 && gate.arrived() == 2);
@@ -491,7 +491,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("batch-supervised");
         BatchRecorder<Msg> rec = h().ackingBatches();
         var supervisor = h().supervisor();
-        supervisor.registerBatch(topic, ConsumerOptions.defaults(), batches(5), rec);
+        supervisor.registerBatch(topic, ConsumerOptions.ofDefaults(), batches(5), rec);
         supervisor.start();
         for (int i = 0; i < 3; i++) {
             h().publisher().publish(topic, Msg.of(i));
@@ -580,7 +580,7 @@ abstract class BatchContracts<B> extends Contracts<B> {
             gate.passIgnoringInterrupts();
             return BatchOutcome.all(Outcome.ack().andThen(runs::incrementAndGet));
         });
-        var group = h().consumeBatch(topic, config(c -> c.withPrefetch(1).withoutHandlerTimeout()), batches(2), rec);
+        var group = h().consumeBatch(topic, config(c -> c.prefetch(1).noHandlerTimeout()), batches(2), rec);
         h().await("the batch handler to start", () -> gate.arrived() == 1);
 
         SupervisorOutcome outcome = group.stop(tier());

@@ -37,8 +37,8 @@ abstract class BroadcastContracts<B> extends Contracts<B> {
     }
 
     /** One consumer in a group of its own: a distinct group name. */
-    private ConsumerGroupConfig<B> subscriber(String name) {
-        return config().withGroupName(h().name(name));
+    private ConsumerGroupConfig subscriber(String name) {
+        return config(c -> c.groupName(h().name(name)));
     }
 
     @Test
@@ -148,7 +148,7 @@ abstract class BroadcastContracts<B> extends Contracts<B> {
         h().publisher().publish(topic, Msg.of(0));
         h().publisher().publish(topic, Msg.of(1));
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withStartAt(Position.start())).withGroupName(h().name("replay")), rec);
+        h().consume(topic, config(c -> c.startAt(Position.start()).groupName(h().name("replay"))), rec);
         h().publisher().publish(topic, Msg.of(2));
 
         rec.awaitCalls(3);
@@ -225,7 +225,7 @@ abstract class BroadcastContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         var group = h().group();
         group.register(
-                topic, ConsumerGroupConfig.of(h().groupConfig(2, 4)).withGroupName(h().name("scaled")), rec.factory());
+                topic, h().groupConfig(2, 4).groupName(h().name("scaled")).build(), rec.factory());
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -267,7 +267,7 @@ abstract class BroadcastContracts<B> extends Contracts<B> {
         Topic<Msg> topic = broadcastTopic("broadcast-refused");
         var supervisor = h().supervisor();
 
-        assertThatThrownBy(() -> supervisor.register(topic, ConsumerOptions.defaults(), h().<Msg>acking()))
+        assertThatThrownBy(() -> supervisor.register(topic, ConsumerOptions.ofDefaults(), h().<Msg>acking()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(topic.name());
     }

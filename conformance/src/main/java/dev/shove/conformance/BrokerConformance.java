@@ -1,7 +1,7 @@
 package dev.shove.conformance;
 
 import dev.shove.BrokerConfig;
-import dev.shove.GroupConfig;
+import dev.shove.ConsumerGroupConfig;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -13,14 +13,11 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * The conformance kit: every contract of DESIGN.md as a JUnit 5 test, one behaviour per test, grouped in {@link
- * Nested} classes. A backend proves itself by extending this class with its two config hooks:
+ * Nested} classes. A backend proves itself by extending this class with its broker config:
  *
  * <pre>{@code
  * class InMemoryConformanceTest extends BrokerConformance<InMemory> {
  *     @Override protected BrokerConfig<InMemory> brokerConfig() { return InMemoryConfig.ofDefaults(); }
- *     @Override protected GroupConfig<InMemory, ?> groupConfig(int min, int max) {
- *         return InMemoryConsumerGroupConfig.of(min, max);
- *     }
  * }
  * }</pre>
  *
@@ -30,7 +27,6 @@ import org.junit.jupiter.api.Nested;
  * class KafkaConformanceIT extends BrokerConformance<Kafka> {
  *     @BeforeAll static void kafka() { BrokerAvailability.require("Kafka", "kafka", "127.0.0.1", 9092); }
  *     @Override protected BrokerConfig<Kafka> brokerConfig() { return KafkaConfig.of("127.0.0.1:9092"); }
- *     @Override protected GroupConfig<Kafka, ?> groupConfig(int min, int max) { return KafkaConsumerGroupConfig.of(min, max); }
  *     @Override protected Duration quietPeriod() { return Duration.ofSeconds(2); }
  * }
  * }</pre>
@@ -64,11 +60,19 @@ public abstract class BrokerConformance<B> {
 
     private @Nullable Harness<B> harness;
 
+    /** For the backend's subclass. */
+    protected BrokerConformance() {}
+
     /** The broker under test; each test connects a new broker with it. */
     protected abstract BrokerConfig<B> brokerConfig();
 
-    /** The backend's group settings for {@code min..max} consumers with default options. */
-    protected abstract GroupConfig<B, ?> groupConfig(int minConsumers, int maxConsumers);
+    /**
+     * The group settings the contracts start from, for {@code min..max} consumers. The default has every default; a
+     * backend with settings of its own for consumer groups adds them here.
+     */
+    protected ConsumerGroupConfig.Builder groupConfig(int minConsumers, int maxConsumers) {
+        return ConsumerGroupConfig.builder().consumers(minConsumers, maxConsumers);
+    }
 
     /**
      * How long a contract polls for something to happen before it fails. Default 10 s; a slow broker may
@@ -137,6 +141,14 @@ public abstract class BrokerConformance<B> {
 
     final Harness<B> harness() {
         return Objects.requireNonNull(harness, "the conformance harness exists only while a test runs");
+    }
+
+    @Nested
+    @DisplayName("shove- headers and codecs of other producers")
+    class WireHeaders extends WireHeaderContracts<B> {
+        WireHeaders() {
+            super(BrokerConformance.this);
+        }
     }
 
     @Nested

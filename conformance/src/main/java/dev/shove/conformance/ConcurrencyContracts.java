@@ -24,7 +24,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
             Thread.sleep(5);
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().consume(topic, config(c -> c.prefetch(1)), rec);
         for (int i = 0; i < 8; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -42,7 +42,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(3)), rec);
+        h().consume(topic, config(c -> c.prefetch(3)), rec);
         for (int i = 0; i < 6; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -61,7 +61,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(3)), rec);
+        h().consume(topic, config(c -> c.prefetch(3)), rec);
         for (int i = 0; i < 8; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -79,7 +79,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("mixed");
         Recorder<Msg> rec =
                 h().recorder((m, meta, attempt) -> m.n() % 3 == 0 && m.n() > 0 ? Outcome.reject() : Outcome.ack());
-        h().consume(topic, config(c -> c.withPrefetch(5)), rec);
+        h().consume(topic, config(c -> c.prefetch(5)), rec);
         for (int i = 0; i < 10; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -105,7 +105,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(2)), rec);
+        h().consume(topic, config(c -> c.prefetch(2)), rec);
         h().publisher().publish(topic, Msg.of(0));
         h().await("message 0 blocked", () -> gate.arrived() == 1);
         for (int i = 1; i < 6; i++) {
@@ -122,7 +122,7 @@ abstract class ConcurrencyContracts<B> extends Contracts<B> {
     void burstExactlyOnce() {
         Topic<Msg> topic = plainTopic("burst");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withPrefetch(8)), rec);
+        h().consume(topic, config(c -> c.prefetch(8)), rec);
         List<Msg> all = IntStream.range(0, 200).mapToObj(Msg::of).toList();
         h().publisher().publishBatch(topic, all);
 

@@ -1,7 +1,6 @@
 package dev.shove.conformance;
 
 import dev.shove.ConsumerGroupConfig;
-import dev.shove.GroupConfig;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import java.time.Duration;
@@ -40,12 +39,12 @@ abstract class Contracts<B> {
     }
 
     /** One consumer, default options. */
-    final ConsumerGroupConfig<B> config() {
+    final ConsumerGroupConfig config() {
         return h().config();
     }
 
     /** One consumer, adjusted options. */
-    final ConsumerGroupConfig<B> config(UnaryOperator<GroupConfig<B, ?>> options) {
+    final ConsumerGroupConfig config(UnaryOperator<ConsumerGroupConfig.Builder> options) {
         return h().config(options);
     }
 

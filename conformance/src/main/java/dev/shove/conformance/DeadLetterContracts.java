@@ -73,7 +73,7 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     void undecodableDeadLetter() {
         Topic<Msg> topic = plainTopic("dead-undecodable");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
-        var group = h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        var group = h().consume(topic, config(c -> c.prefetch(1)), rec);
         h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
         h().await(
                         "the undecodable message to be dead-lettered",
@@ -90,11 +90,11 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("withoutDeadLetterConsumer leaves dead letters in the DLQ for a later consumer")
+    @DisplayName("noDeadLetterConsumer leaves dead letters in the DLQ for a later consumer")
     void withoutDeadLetterConsumer() {
         Topic<Msg> topic = plainTopic("dead-left");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
-        var first = h().consume(topic, config().withoutDeadLetterConsumer(), rec);
+        var first = h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
         rec.assertNoMoreDeaths(0);
@@ -133,7 +133,7 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("dead-timeout");
         Gate gate = h().gate();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject(), (m, dead) -> gate.pass());
-        h().consume(topic, config(c -> c.withHandlerTimeout(tier().multipliedBy(2))), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(tier().multipliedBy(2))), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         h().await("handleDead to be interrupted", () -> gate.interrupted() == 1);
@@ -178,7 +178,7 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
         Topic<byte[]> topic =
                 h().rawTopic("dead-oversize").holdQueue(tier()).dlq().build();
         Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(1024)), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(1024)), rec);
         h().publisher().publish(topic, new byte[4096]);
 
         List<Recorder.Death<byte[]>> deaths = rec.awaitDeaths(1);

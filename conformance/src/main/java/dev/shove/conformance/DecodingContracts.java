@@ -49,8 +49,9 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withMaxRetries(3).withDecodeFailurePolicy(DecodeFailurePolicy.REJECT))
-                                .withoutDeadLetterConsumer(),
+                        config(c -> c.maxRetries(3)
+                                .decodeFailurePolicy(DecodeFailurePolicy.REJECT)
+                                .noDeadLetterConsumer()),
                         rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), GARBAGE);
@@ -71,8 +72,9 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withMaxRetries(2).withDecodeFailurePolicy(DecodeFailurePolicy.RETRY))
-                                .withoutDeadLetterConsumer(),
+                        config(c -> c.maxRetries(2)
+                                .decodeFailurePolicy(DecodeFailurePolicy.RETRY)
+                                .noDeadLetterConsumer()),
                         rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), GARBAGE);
@@ -95,8 +97,8 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withDecodeFailurePolicy(DecodeFailurePolicy.SKIP))
-                                .withoutDeadLetterConsumer(),
+                        config(c ->
+                                c.decodeFailurePolicy(DecodeFailurePolicy.SKIP).noDeadLetterConsumer()),
                         rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), GARBAGE);
@@ -117,7 +119,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
     void requiredHeaderMissing() {
         Topic<Msg> topic = plainTopic("decode-required");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withRequiredHeaders("tenant-id")), rec);
+        h().consume(topic, config(c -> c.requiredHeaders("tenant-id")), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publishWithHeaders(topic, Msg.of(2), Map.of("tenant-id", "t1"));
 
@@ -137,8 +139,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c ->
-                                c.withRequiredHeaders("tenant-id").withDecodeFailurePolicy(DecodeFailurePolicy.SKIP)),
+                        config(c -> c.requiredHeaders("tenant-id").decodeFailurePolicy(DecodeFailurePolicy.SKIP)),
                         rec);
         h().publisher().publish(topic, Msg.of(1));
 
@@ -158,7 +159,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
             parsed.add(meta.headersAs(TenantHeaders.class));
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHeaderContract(TenantHeaders.class)), rec);
+        h().consume(topic, config(c -> c.headerContract(TenantHeaders.class)), rec);
         h().publisher()
                 .publishWithHeaders(topic, Msg.of(1), Map.of("tenant-id", "acme", "priority", "7", "region", "eu"));
 
@@ -177,7 +178,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
             parsed.add(meta.headersAs(TenantHeaders.class));
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHeaderContract(TenantHeaders.class)), rec);
+        h().consume(topic, config(c -> c.headerContract(TenantHeaders.class)), rec);
         h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("tenantId", "camel", "priority", "1"));
 
         // the call is recorded before the handler body runs: wait for what the body parsed
@@ -195,7 +196,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
             parsed.add(meta.headersAs(Flags.class));
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHeaderContract(Flags.class)), rec);
+        h().consume(topic, config(c -> c.headerContract(Flags.class)), rec);
         h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("level", "HIGH", "urgent", "true"));
 
         // the call is recorded before the handler body runs: wait for what the body parsed
@@ -213,7 +214,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
             parsed.add(meta.headersAs(TenantHeaders.class));
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHeaderContract(TenantHeaders.class)), rec);
+        h().consume(topic, config(c -> c.headerContract(TenantHeaders.class)), rec);
         h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("tenant-id", "acme", "priority", "2"));
 
         // the call is recorded before the handler body runs: wait for what the body parsed
@@ -229,7 +230,7 @@ abstract class DecodingContracts<B> extends Contracts<B> {
     void headerContractMissingComponent() {
         Topic<Msg> topic = plainTopic("headers-missing");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withHeaderContract(TenantHeaders.class)), rec);
+        h().consume(topic, config(c -> c.headerContract(TenantHeaders.class)), rec);
         h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("tenant-id", "acme"));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -245,9 +246,9 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withHeaderContract(TenantHeaders.class)
-                                .withMaxRetries(1)
-                                .withDecodeFailurePolicy(DecodeFailurePolicy.RETRY)),
+                        config(c -> c.headerContract(TenantHeaders.class)
+                                .maxRetries(1)
+                                .decodeFailurePolicy(DecodeFailurePolicy.RETRY)),
                         rec);
         h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("tenant-id", "acme", "priority", "very high"));
 

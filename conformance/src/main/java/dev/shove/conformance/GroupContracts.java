@@ -20,13 +20,13 @@ abstract class GroupContracts<B> extends Contracts<B> {
         super(kit);
     }
 
-    private ConsumerGroupConfig<B> manual(int min, int max) {
-        return ConsumerGroupConfig.of(h().groupConfig(min, max)).withoutAutoscaler();
+    private ConsumerGroupConfig manual(int min, int max) {
+        return h().groupConfig(min, max).noAutoscaler().build();
     }
 
     /** An autoscaler that reacts at once: poll every 50 ms, no hysteresis, no cooldown. */
     private static AutoscalerConfig fastAutoscaler() {
-        return AutoscalerConfig.custom()
+        return AutoscalerConfig.builder()
                 .pollInterval(Duration.ofMillis(50))
                 .hysteresis(Duration.ZERO)
                 .cooldown(Duration.ZERO)
@@ -110,10 +110,7 @@ abstract class GroupContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var group = h().group();
-        group.register(
-                topic,
-                ConsumerGroupConfig.of(h().groupConfig(0, 1).withPrefetch(1)).withoutAutoscaler(),
-                () -> rec);
+        group.register(topic, h().groupConfig(0, 1).prefetch(1).noAutoscaler().build(), () -> rec);
         group.start();
         assertThat(group.scaleUp(topic)).isTrue();
         h().publisher().publish(topic, Msg.of(1));
@@ -154,7 +151,7 @@ abstract class GroupContracts<B> extends Contracts<B> {
         var group = h().group();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(h().groupConfig(1, 3).withPrefetch(1)).withAutoscaler(fastAutoscaler()),
+                h().groupConfig(1, 3).prefetch(1).autoscaler(fastAutoscaler()).build(),
                 () -> rec);
         group.start();
         for (int i = 0; i < 20; i++) {
@@ -174,7 +171,7 @@ abstract class GroupContracts<B> extends Contracts<B> {
         var group = h().group();
         group.register(
                 topic,
-                ConsumerGroupConfig.of(h().groupConfig(1, 3).withPrefetch(1)).withAutoscaler(fastAutoscaler()),
+                h().groupConfig(1, 3).prefetch(1).autoscaler(fastAutoscaler()).build(),
                 () -> rec);
         group.start();
         group.scaleUp(topic);
@@ -236,7 +233,7 @@ abstract class GroupContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var group = h().group();
-        group.register(topic, ConsumerGroupConfig.of(h().groupConfig(3, 3).withPrefetch(1)), rec.factory());
+        group.register(topic, h().groupConfig(3, 3).prefetch(1).build(), rec.factory());
         group.start();
         for (int i = 0; i < 30; i++) {
             h().publisher().publish(topic, Msg.of(i));

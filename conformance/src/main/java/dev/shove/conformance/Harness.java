@@ -9,7 +9,6 @@ import dev.shove.Broker;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.ConsumerSupervisor;
-import dev.shove.GroupConfig;
 import dev.shove.MessageHandler;
 import dev.shove.NoContext;
 import dev.shove.Outcome;
@@ -62,7 +61,7 @@ final class Harness<B> implements AutoCloseable {
         byte[] random = new byte[4];
         ThreadLocalRandom.current().nextBytes(random);
         this.suffix = HexFormat.of().formatHex(random);
-        this.broker = Broker.custom(kit.brokerConfig())
+        this.broker = Broker.builder(kit.brokerConfig())
                 .meterRegistry(registry)
                 .clientName("shove-conformance-" + suffix)
                 .connect();
@@ -139,19 +138,19 @@ final class Harness<B> implements AutoCloseable {
 
     // ------------------------------------------------------------------ groups
 
-    /** The backend's group settings for {@code min..max} consumers. */
-    GroupConfig<B, ?> groupConfig(int min, int max) {
+    /** A group config builder for {@code min..max} consumers, with the backend's own settings if it has any. */
+    ConsumerGroupConfig.Builder groupConfig(int min, int max) {
         return kit.groupConfig(min, max);
     }
 
-    /** One consumer with default options, without autoscaler. */
-    ConsumerGroupConfig<B> config() {
+    /** One consumer with default options. */
+    ConsumerGroupConfig config() {
         return config(c -> c);
     }
 
     /** One consumer with adjusted options. */
-    ConsumerGroupConfig<B> config(UnaryOperator<GroupConfig<B, ?>> options) {
-        return ConsumerGroupConfig.of(options.apply(kit.groupConfig(1, 1)));
+    ConsumerGroupConfig config(UnaryOperator<ConsumerGroupConfig.Builder> options) {
+        return options.apply(kit.groupConfig(1, 1)).build();
     }
 
     /** A new consumer group, stopped when the test ends. */
@@ -171,13 +170,13 @@ final class Harness<B> implements AutoCloseable {
 
     /** Registers {@code handler} on a new group with {@code config}, and starts the group. */
     <T> ConsumerGroup<B, NoContext> consume(
-            Topic<T> topic, ConsumerGroupConfig<B> config, MessageHandler<T, Object> handler) {
+            Topic<T> topic, ConsumerGroupConfig config, MessageHandler<T, Object> handler) {
         return consume(topic, config, () -> handler);
     }
 
     /** Registers a handler factory on a new group with {@code config}, and starts the group. */
     <T> ConsumerGroup<B, NoContext> consume(
-            Topic<T> topic, ConsumerGroupConfig<B> config, Supplier<? extends MessageHandler<T, Object>> handlers) {
+            Topic<T> topic, ConsumerGroupConfig config, Supplier<? extends MessageHandler<T, Object>> handlers) {
         ConsumerGroup<B, NoContext> group = group();
         group.register(topic, config, handlers);
         group.start();
@@ -186,7 +185,7 @@ final class Harness<B> implements AutoCloseable {
 
     /** Registers a batch handler on a new group with {@code config} and {@code batch} options, and starts the group. */
     <T> ConsumerGroup<B, NoContext> consumeBatch(
-            Topic<T> topic, ConsumerGroupConfig<B> config, BatchOptions batch, BatchMessageHandler<T, Object> handler) {
+            Topic<T> topic, ConsumerGroupConfig config, BatchOptions batch, BatchMessageHandler<T, Object> handler) {
         ConsumerGroup<B, NoContext> group = group();
         group.registerBatch(topic, config, batch, () -> handler);
         group.start();
@@ -196,13 +195,12 @@ final class Harness<B> implements AutoCloseable {
     /**
      * Reads {@code topic}'s dead-letter queue exactly as stored: registers its {@link #rawTwin raw twin} on a new
      * group with no main consumer (min 0) and no size limit, whose {@code handleDead} records each dead letter. The
-     * group that consumes the topic itself must be registered {@code withoutDeadLetterConsumer()}.
+     * group that consumes the topic itself must be registered {@code noDeadLetterConsumer()}.
      */
     Recorder<byte[]> deadLetterReader(Topic<?> topic) {
         Recorder<byte[]> reader = acking();
-        ConsumerGroupConfig<B> config = ConsumerGroupConfig.of(
-                        kit.groupConfig(0, 1).withoutMessageSizeLimit())
-                .withoutAutoscaler();
+        ConsumerGroupConfig config =
+                kit.groupConfig(0, 1).noMessageSizeLimit().noAutoscaler().build();
         consume(rawTwin(topic), config, reader);
         return reader;
     }

@@ -59,10 +59,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var group = h().group().withInterceptor(tracing("g1", trace)).withInterceptor(tracing("g2", trace));
-        group.register(
-                topic,
-                config(c -> c.withInterceptor(tracing("r1", trace)).withInterceptor(tracing("r2", trace))),
-                () -> rec);
+        group.register(topic, config(c -> c.interceptors(tracing("r1", trace), tracing("r2", trace))), () -> rec);
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -81,7 +78,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         var group = h().track(h().group().withContext(new Tenant("group")));
         group.register(
                 topic,
-                config(c -> c.withInterceptor(invocation -> {
+                config(c -> c.interceptors(invocation -> {
                     seen.set(invocation);
                     return invocation.proceed();
                 })),
@@ -103,7 +100,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
     void shortCircuitReject() {
         Topic<Msg> topic = plainTopic("intercept-reject");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withInterceptor(invocation -> Outcome.reject("no tenant"))), rec);
+        h().consume(topic, config(c -> c.interceptors(invocation -> Outcome.reject("no tenant"))), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -119,7 +116,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         AtomicInteger inner = new AtomicInteger();
         Recorder<Msg> rec = h().acking();
         var group = h().group().withInterceptor(invocation -> Outcome.ack());
-        group.register(topic, config(c -> c.withInterceptor(counting(inner))), () -> rec);
+        group.register(topic, config(c -> c.interceptors(counting(inner))), () -> rec);
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -141,7 +138,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
                 h().track(h().group().withContext(new Tenant("group")).withInterceptor(inv -> inv.proceed(enriched)));
         group.register(
                 topic,
-                config(c -> c.withInterceptor(inv -> {
+                config(c -> c.interceptors(inv -> {
                     innerSaw.set(inv.context());
                     return inv.proceed();
                 })),
@@ -161,7 +158,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withInterceptor(invocation -> {
+                        config(c -> c.interceptors(invocation -> {
                             if (calls.getAndIncrement() == 0) {
                                 throw new IllegalStateException("interceptor fails on purpose");
                             }
@@ -245,7 +242,7 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         h().consume(
                         topic,
-                        config(c -> c.withInterceptor(HandlerInterceptor.audit(r -> {
+                        config(c -> c.interceptors(HandlerInterceptor.audit(r -> {
                             if (audits.getAndIncrement() == 0) {
                                 throw new IllegalStateException("audit store down on purpose");
                             }
@@ -283,7 +280,10 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var supervisor = h().supervisor().withInterceptor(tracing("s", trace));
-        supervisor.register(topic, ConsumerOptions.defaults().withInterceptor(tracing("r", trace)), rec);
+        supervisor.register(
+                topic,
+                ConsumerOptions.builder().interceptors(tracing("r", trace)).build(),
+                rec);
         supervisor.start();
         h().publisher().publish(topic, Msg.of(1));
 

@@ -105,7 +105,7 @@ abstract class MetadataContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        var group = h().consume(topic, config(c -> c.withoutHandlerTimeout()), first);
+        var group = h().consume(topic, config(c -> c.noHandlerTimeout()), first);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
         assertThat(group.stop(tier()).timedOut()).isTrue();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shove.AutoscalerConfig;
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
@@ -107,7 +106,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
     void deadLetteredCounted() {
         Topic<Msg> topic = plainTopic("metrics-dead");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> m.n() == 1 ? Outcome.reject() : Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(0)), rec);
+        h().consume(topic, config(c -> c.maxRetries(0)), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publish(topic, Msg.of(2));
 
@@ -214,7 +213,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(4)), rec);
+        h().consume(topic, config(c -> c.prefetch(4)), rec);
         for (int i = 0; i < 3; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -238,13 +237,14 @@ abstract class MetricsContracts<B> extends Contracts<B> {
         String group = h().name("scaled");
         h().consume(
                         topic,
-                        ConsumerGroupConfig.of(h().groupConfig(1, 2))
-                                .withGroupName(group)
-                                .withAutoscaler(AutoscalerConfig.custom()
+                        h().groupConfig(1, 2)
+                                .groupName(group)
+                                .autoscaler(AutoscalerConfig.builder()
                                         .pollInterval(Duration.ofMillis(20))
                                         .hysteresis(Duration.ZERO)
                                         .cooldown(Duration.ZERO)
-                                        .build()),
+                                        .build())
+                                .build(),
                         h().<Msg>acking());
 
         h().await("autoscaler decisions", () -> h().count(AUTOSCALER_DECISIONS, "consumer_group", group) >= 3);
@@ -275,7 +275,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("metrics-group");
         String group = h().name("billing");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, h().config().withGroupName(group), rec);
+        h().consume(topic, h().config(c -> c.groupName(group)), rec);
         h().publisher().publish(topic, Msg.of(1));
         rec.awaitCalls(1);
 
@@ -299,7 +299,7 @@ abstract class MetricsContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(4)), rec);
+        h().consume(topic, config(c -> c.prefetch(4)), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publish(topic, Msg.of(2));
         h().await("2 handlers running", () -> rec.running() == 2);

@@ -66,7 +66,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         Topic<Msg> topic =
                 h().topic("tiers").holdQueue(first).holdQueue(second).dlq().build();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt < 3 ? Outcome.retry() : Outcome.ack());
-        h().consume(topic, config(c -> c.withMaxRetries(5)), rec);
+        h().consume(topic, config(c -> c.maxRetries(5)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         List<Recorder.Call<Msg>> calls = rec.awaitCalls(4);
@@ -86,7 +86,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     void maxRetriesRuns() {
         Topic<Msg> topic = plainTopic("max-retries");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(3)), rec);
+        h().consume(topic, config(c -> c.maxRetries(3)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitDeaths(1);
@@ -100,7 +100,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     void retryPastMaxRetries() {
         Topic<Msg> topic = plainTopic("past-max");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(2)), rec);
+        h().consume(topic, config(c -> c.maxRetries(2)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -114,7 +114,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     void maxRetriesZero() {
         Topic<Msg> topic = plainTopic("no-retries");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(0)), rec);
+        h().consume(topic, config(c -> c.maxRetries(0)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -181,7 +181,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     void exhaustedWithoutDeadLetterQueue() {
         Topic<Msg> topic = h().topic("exhausted-discard").holdQueue(tier()).build();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.maxRetries(1)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitCalls(2);
@@ -255,7 +255,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     void alwaysDeferNeverDeadLetters() {
         Topic<Msg> topic = plainTopic("always-defer");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.defer());
-        h().consume(topic, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.maxRetries(1)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitCalls(4);
@@ -322,7 +322,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(1).withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.prefetch(1).maxRetries(1)), rec);
         for (int i = 0; i < 5; i++) {
             h().publisher().publish(topic, Msg.of(i));
         }
@@ -339,7 +339,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
             throw new IllegalStateException("always failing on purpose");
         });
-        h().consume(topic, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.maxRetries(1)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -395,7 +395,7 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
         Topic<Msg> topic =
                 h().topic("no-hold-hop").holdQueue(Duration.ofMinutes(10)).dlq().build();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.retry());
-        h().consume(topic, config(c -> c.withMaxRetries(0)), rec);
+        h().consume(topic, config(c -> c.maxRetries(0)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();

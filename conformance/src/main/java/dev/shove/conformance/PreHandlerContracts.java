@@ -28,7 +28,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void oversizeDeadLettered() {
         Topic<byte[]> topic = h().rawTopic("oversize").holdQueue(tier()).dlq().build();
         Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(LIMIT)).withoutDeadLetterConsumer(), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(LIMIT).noDeadLetterConsumer()), rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         byte[] payload = bytes(8 * 1024);
         h().publisher().publish(topic, payload);
@@ -46,7 +46,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
         Topic<byte[]> topic =
                 h().rawTopic("oversize-count").holdQueue(tier()).dlq().build();
         Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(LIMIT)), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(LIMIT)), rec);
         h().publisher().publish(topic, bytes(8 * 1024));
 
         h().await(
@@ -60,7 +60,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void exactlyAtLimit() {
         Topic<byte[]> topic = h().rawTopic("at-limit").holdQueue(tier()).dlq().build();
         Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(LIMIT)), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(LIMIT)), rec);
         h().publisher().publish(topic, bytes(LIMIT));
 
         assertThat(rec.awaitCalls(1).getFirst().message()).hasSize(LIMIT);
@@ -72,7 +72,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void limitDisabled() {
         Topic<byte[]> topic = h().rawTopic("no-limit").holdQueue(tier()).dlq().build();
         Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(LIMIT).withoutMessageSizeLimit()), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(LIMIT).noMessageSizeLimit()), rec);
         h().publisher().publish(topic, bytes(64 * 1024));
 
         assertThat(rec.awaitCalls(1).getFirst().message()).hasSize(64 * 1024);
@@ -84,7 +84,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void sizeCheckedBeforeDecode() {
         Topic<Msg> topic = plainTopic("size-first");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withMaxMessageSize(LIMIT)).withoutDeadLetterConsumer(), rec);
+        h().consume(topic, config(c -> c.maxMessageSize(LIMIT).noDeadLetterConsumer()), rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), bytes(4 * 1024));
 
@@ -99,7 +99,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void undecodableDeadLettered() {
         Topic<Msg> topic = plainTopic("undecodable");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config().withoutDeadLetterConsumer(), rec);
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         byte[] garbage = "not valid json {".getBytes(StandardCharsets.UTF_8);
         h().publisher().publish(h().rawTwin(topic), garbage);
@@ -112,7 +112,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     @DisplayName("an undecodable payload's dead letter has reason 'decode-failed: <detail>'")
     void undecodableReason() {
         Topic<Msg> topic = plainTopic("undecodable-reason");
-        h().consume(topic, config().withoutDeadLetterConsumer(), h().acking());
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), h().acking());
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), "[1, 2".getBytes(StandardCharsets.UTF_8));
 
@@ -126,7 +126,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
             "an undecodable payload does not spend the retry budget: it is dead-lettered at once with retryCount 0")
     void undecodableSpendsNoBudget() {
         Topic<Msg> topic = plainTopic("undecodable-budget");
-        h().consume(topic, config(c -> c.withMaxRetries(3)).withoutDeadLetterConsumer(), h().acking());
+        h().consume(topic, config(c -> c.maxRetries(3).noDeadLetterConsumer()), h().acking());
         Recorder<byte[]> dead = h().deadLetterReader(topic);
         h().publisher().publish(h().rawTwin(topic), "\u0000\u0001".getBytes(StandardCharsets.UTF_8));
 
@@ -143,7 +143,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void undecodableBlocksNothing() {
         Topic<Msg> topic = plainTopic("poison-pill");
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().consume(topic, config(c -> c.prefetch(1)), rec);
         h().publisher().publish(h().rawTwin(topic), "garbage".getBytes(StandardCharsets.UTF_8));
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publish(topic, Msg.of(2));
@@ -172,7 +172,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
     void overBudgetArrival() {
         Topic<Msg> topic = plainTopic("over-budget");
         Recorder<Msg> first = h().recorder((m, meta, attempt) -> Outcome.retry());
-        var group = h().consume(topic, config(c -> c.withMaxRetries(5)), first);
+        var group = h().consume(topic, config(c -> c.maxRetries(5)), first);
         h().publisher().publish(topic, Msg.of(1));
         h().await(
                         "the first retry to settle",
@@ -181,7 +181,7 @@ abstract class PreHandlerContracts<B> extends Contracts<B> {
 
         // the limit is lowered while the retry waits in its tier
         Recorder<Msg> second = h().acking();
-        h().consume(topic, config(c -> c.withMaxRetries(0)), second);
+        h().consume(topic, config(c -> c.maxRetries(0)), second);
         Recorder.Death<Msg> death = second.awaitDeaths(1).getFirst();
         assertThat(death.reason()).isEqualTo("max-retries-exceeded");
         assertThat(death.retryCount()).isEqualTo(1);

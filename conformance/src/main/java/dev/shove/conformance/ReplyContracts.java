@@ -193,7 +193,7 @@ abstract class ReplyContracts<B> extends Contracts<B> {
         Topic<Msg> conflicting =
                 Topic.builder(name, Msg.class).holdQueue(tier()).build();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reply(conflicting, Msg.of(1)));
-        h().consume(in, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(in, config(c -> c.maxRetries(1)), rec);
         h().publisher().publish(in, Msg.of(0));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();

@@ -44,11 +44,11 @@ abstract class SeekContracts<B> extends Contracts<B> {
     }
 
     /** One consumer, prefetch 1, seeking allowed, plus {@code more}. */
-    private ConsumerGroupConfig<B> seeking(UnaryOperator<ConsumerOptions> more) {
-        return config(c -> c.withOptions(more.apply(c.options().withPrefetch(1).withSeeking())));
+    private ConsumerGroupConfig seeking(UnaryOperator<ConsumerGroupConfig.Builder> more) {
+        return config(c -> more.apply(c.prefetch(1).seeking()));
     }
 
-    private ConsumerGroupConfig<B> seeking() {
+    private ConsumerGroupConfig seeking() {
         return seeking(o -> o);
     }
 
@@ -197,12 +197,12 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("start-at-start");
         publish(topic, 0, 3);
         Recorder<Msg> first = h().acking();
-        var group = h().consume(topic, config(c -> c.withPrefetch(1)), first);
+        var group = h().consume(topic, config(c -> c.prefetch(1)), first);
         first.awaitCalls(3);
         assertThat(group.stop(h().patience()).exitCode()).isZero();
 
         Recorder<Msg> fresh = h().acking();
-        h().consume(topic, seeking(o -> o.withStartAt(Position.start())).withGroupName(h().name("fresh")), fresh);
+        h().consume(topic, seeking(o -> o.startAt(Position.start()).groupName(h().name("fresh"))), fresh);
         fresh.awaitCalls(3);
         fresh.assertNoMoreCalls(3);
         assertThat(numbers(fresh)).containsExactly(0, 1, 2);
@@ -215,7 +215,7 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("start-at-end");
         publish(topic, 0, 3);
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, seeking(o -> o.withStartAt(Position.end())), rec);
+        h().consume(topic, seeking(o -> o.startAt(Position.end())), rec);
         rec.assertNoMoreCalls(0);
         h().publisher().publish(topic, Msg.of(3));
 
@@ -231,7 +231,7 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("start-at-sequence");
         publish(topic, 0, 5);
         Recorder<Msg> first = h().acking();
-        var group = h().consume(topic, config(c -> c.withPrefetch(1)), first);
+        var group = h().consume(topic, config(c -> c.prefetch(1)), first);
         first.awaitCalls(5);
         assertThat(group.stop(h().patience()).exitCode()).isZero();
         OptionalLong offset = first.calls().get(2).metadata().offset();
@@ -240,8 +240,8 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Recorder<Msg> fresh = h().acking();
         h().consume(
                         topic,
-                        seeking(o -> o.withStartAt(Position.sequence(offset.getAsLong())))
-                                .withGroupName(h().name("fresh")),
+                        seeking(o ->
+                                o.startAt(Position.sequence(offset.getAsLong())).groupName(h().name("fresh"))),
                         fresh);
         fresh.awaitCalls(3);
         fresh.assertNoMoreCalls(3);
@@ -262,7 +262,7 @@ abstract class SeekContracts<B> extends Contracts<B> {
         publish(topic, 3, 6);
 
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, seeking(o -> o.withStartAt(Position.timestamp(t))), rec);
+        h().consume(topic, seeking(o -> o.startAt(Position.timestamp(t))), rec);
         rec.awaitCalls(3);
         rec.assertNoMoreCalls(3);
         assertThat(numbers(rec)).containsExactly(3, 4, 5);
@@ -327,7 +327,7 @@ abstract class SeekContracts<B> extends Contracts<B> {
         publish(topic, 0, 4);
         Recorder<Msg> rec = h().recorder(
                         (m, meta, attempt) -> m.n() == 2 ? Outcome.ack().andSeek(Position.start()) : Outcome.ack());
-        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().consume(topic, config(c -> c.prefetch(1)), rec);
 
         rec.awaitCalls(4);
         rec.assertNoMoreCalls(4);
@@ -342,8 +342,8 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("start-at-refused");
         var group = h().group();
 
-        assertThatThrownBy(() ->
-                        group.register(topic, config(c -> c.withStartAt(Position.start())), () -> h().<Msg>acking()))
+        assertThatThrownBy(
+                        () -> group.register(topic, config(c -> c.startAt(Position.start())), () -> h().<Msg>acking()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(topic.name());
     }
@@ -356,8 +356,8 @@ abstract class SeekContracts<B> extends Contracts<B> {
         Topic<Msg> topic = plainTopic("seeking-refused");
         var supervisor = h().supervisor();
 
-        assertThatThrownBy(() ->
-                        supervisor.register(topic, ConsumerOptions.defaults().withSeeking(), h().<Msg>acking()))
+        assertThatThrownBy(() -> supervisor.register(
+                        topic, ConsumerOptions.builder().seeking().build(), h().<Msg>acking()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(topic.name());
     }

@@ -3,7 +3,6 @@ package dev.shove.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.ShoveHeaders;
@@ -209,7 +208,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
     void skipAfterMaxRetries() {
         Topic<Msg> topic = sequenced("seq-skip-max", SequenceFailure.SKIP);
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> m.n() == 1 ? Outcome.retry() : Outcome.ack());
-        h().consume(topic, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.maxRetries(1)), rec);
         publish(topic, "a", 0, 4);
 
         rec.awaitCalls(5);
@@ -271,7 +270,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
     void failAllAfterMaxRetries() {
         Topic<Msg> topic = sequenced("seq-fail-all-max", SequenceFailure.FAIL_ALL);
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> m.n() == 1 ? Outcome.retry() : Outcome.ack());
-        h().consume(topic, config(c -> c.withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.maxRetries(1)), rec);
         publish(topic, "a", 0, 4);
 
         rec.awaitDeaths(3);
@@ -307,7 +306,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(2)), rec);
+        h().consume(topic, config(c -> c.prefetch(2)), rec);
         h().publisher().publish(topic, new Msg("a", 0));
         h().publisher().publish(topic, new Msg("b", 0));
 
@@ -324,7 +323,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
             Thread.sleep(5);
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(5)), rec);
+        h().consume(topic, config(c -> c.prefetch(5)), rec);
         publish(topic, "a", 0, 8);
 
         rec.awaitCalls(8);
@@ -337,7 +336,7 @@ abstract class SequencingContracts<B> extends Contracts<B> {
     void orderWithSeveralConsumers() {
         Topic<Msg> topic = sequenced("seq-consumers", SequenceFailure.SKIP);
         Recorder<Msg> rec = h().acking();
-        h().consume(topic, ConsumerGroupConfig.of(h().groupConfig(3, 3)).withoutAutoscaler(), rec.factory());
+        h().consume(topic, h().groupConfig(3, 3).noAutoscaler().build(), rec.factory());
         for (int i = 0; i < 10; i++) {
             for (String key : List.of("a", "b", "c", "d")) {
                 h().publisher().publish(topic, new Msg(key, i));

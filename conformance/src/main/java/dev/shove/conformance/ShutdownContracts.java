@@ -57,7 +57,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         Recorder<Msg> rec = h().acking();
         var supervisor = h().supervisor();
         supervisor.register(a, rec);
-        supervisor.register(b, ConsumerOptions.defaults().withPrefetch(2), rec);
+        supervisor.register(b, ConsumerOptions.builder().prefetch(2).build(), rec);
         supervisor.start();
         h().publisher().publish(a, Msg.of(1));
         h().publisher().publish(b, Msg.of(2));
@@ -76,7 +76,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        var group = h().consume(topic, config(c -> c.withoutHandlerTimeout()), rec);
+        var group = h().consume(topic, config(c -> c.noHandlerTimeout()), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
 
@@ -94,7 +94,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        var group = h().consume(topic, config(c -> c.withoutHandlerTimeout()), rec);
+        var group = h().consume(topic, config(c -> c.noHandlerTimeout()), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
         group.stop(tier());
@@ -111,7 +111,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             gate.passIgnoringInterrupts();
             return Outcome.ack();
         });
-        var group = h().consume(topic, config(c -> c.withoutHandlerTimeout()), first);
+        var group = h().consume(topic, config(c -> c.noHandlerTimeout()), first);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
         assertThat(group.stop(tier()).timedOut()).isTrue();
@@ -134,7 +134,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        var group = h().consume(topic, config(c -> c.withPrefetch(2)), first);
+        var group = h().consume(topic, config(c -> c.prefetch(2)), first);
         h().publisher().publish(topic, Msg.of(1));
         h().publisher().publish(topic, Msg.of(2));
         h().await("both handlers to start", () -> gate.arrived() == 2);
@@ -190,7 +190,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         // prefetch 1 on a sequenced topic: a0 runs, a1..a4 are received into a0's lane and wait
-        var group = h().consume(topic, config(c -> c.withPrefetch(1).withoutHandlerTimeout()), first);
+        var group = h().consume(topic, config(c -> c.prefetch(1).noHandlerTimeout()), first);
         for (int i = 0; i < 5; i++) {
             h().publisher().publish(topic, new Msg("a", i));
         }
@@ -418,7 +418,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
             gate.passIgnoringInterrupts();
             return Outcome.ack().andThen(runs::incrementAndGet);
         });
-        var group = h().consume(topic, config(c -> c.withoutHandlerTimeout()), rec);
+        var group = h().consume(topic, config(c -> c.noHandlerTimeout()), rec);
         h().publisher().publish(topic, Msg.of(1));
         h().await("the handler to start", () -> gate.arrived() == 1);
         SupervisorOutcome outcome = group.stop(tier());
@@ -554,7 +554,7 @@ abstract class ShutdownContracts<B> extends Contracts<B> {
         Gate gate = h().gate();
         Recorder<Msg> rec = h().recorder((m, meta, attempt) ->
                 m.n() == 0 ? Outcome.ack().andThen(() -> gate.passIgnoringInterrupts()) : Outcome.ack());
-        h().consume(topic, config(c -> c.withPrefetch(1)), rec);
+        h().consume(topic, config(c -> c.prefetch(1)), rec);
         h().publisher().publish(topic, Msg.of(0));
         h().await("the continuation to start", () -> gate.arrived() == 1);
         for (int i = 1; i < 4; i++) {

@@ -34,7 +34,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHandlerTimeout(timeout())), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout())), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         h().await("the handler to be interrupted", () -> gate.interrupted() == 1);
@@ -51,7 +51,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHandlerTimeout(timeout())), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout())), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitCalls(2);
@@ -71,7 +71,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHandlerTimeout(timeout())), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout())), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitCalls(2);
@@ -99,10 +99,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(
-                        topic,
-                        config(c -> c.withHandlerTimeout(timeout()).withHandlerTimeoutOutcome(Outcome.defer())),
-                        rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout()).handlerTimeoutOutcome(Outcome.defer())), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         rec.awaitCalls(3);
@@ -121,7 +118,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             gate.pass();
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHandlerTimeout(timeout()).withMaxRetries(1)), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout()).maxRetries(1)), rec);
         h().publisher().publish(topic, Msg.of(1));
 
         Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
@@ -146,7 +143,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var group = h().group().withDefaultHandlerTimeout(timeout());
-        group.register(topic, config(c -> c.withoutHandlerTimeout()), () -> rec);
+        group.register(topic, config(c -> c.noHandlerTimeout()), () -> rec);
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -193,7 +190,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var group = h().group().withDefaultHandlerTimeout(timeout());
-        group.register(topic, config(c -> c.withHandlerTimeout(h().patience())), () -> rec);
+        group.register(topic, config(c -> c.handlerTimeout(h().patience())), () -> rec);
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -216,7 +213,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             return Outcome.ack();
         });
         var supervisor = h().supervisor().withDefaultHandlerTimeout(timeout());
-        supervisor.register(topic, ConsumerOptions.defaults(), rec);
+        supervisor.register(topic, ConsumerOptions.ofDefaults(), rec);
         supervisor.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -235,7 +232,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withPrefetch(1).withHandlerTimeout(timeout())), rec);
+        h().consume(topic, config(c -> c.prefetch(1).handlerTimeout(timeout())), rec);
         h().publisher().publish(topic, Msg.of(0));
         h().await("message 0 to be stuck", () -> gate.arrived() == 1);
         h().publisher().publish(topic, Msg.of(1));
@@ -258,8 +255,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
         });
         h().consume(
                         topic,
-                        config(c ->
-                                c.withHandlerTimeout(timeout()).withHandlerTimeoutOutcome(Outcome.reject("too slow"))),
+                        config(c -> c.handlerTimeout(timeout()).handlerTimeoutOutcome(Outcome.reject("too slow"))),
                         rec);
         h().publisher().publish(topic, Msg.of(1));
 
@@ -282,7 +278,7 @@ abstract class TimeoutContracts<B> extends Contracts<B> {
             }
             return Outcome.ack();
         });
-        h().consume(topic, config(c -> c.withHandlerTimeout(timeout())), rec);
+        h().consume(topic, config(c -> c.handlerTimeout(timeout())), rec);
         for (int i = 0; i < 3; i++) {
             h().publisher().publish(topic, new Msg("a", i));
         }

@@ -22,48 +22,54 @@ import org.slf4j.LoggerFactory;
  * deadline, then each message settled by its outcome. Replies of the whole batch are published before any message
  * is acknowledged; if one fails, every message of the batch is retried.
  */
-final class BatchFlow<T, C> implements ConsumerEngine.Flow {
+final class BatchFlow<T, C> implements Flow {
     private static final Logger log = LoggerFactory.getLogger(BatchFlow.class);
 
-    private final Registration<T, C> reg;
+    private final DeliveryPipeline<T, C> pipeline;
     private final BatchMessageHandler<T, ? super C> handler;
 
-    BatchFlow(Registration<T, C> reg, BatchMessageHandler<T, ? super C> handler) {
-        this.reg = reg;
+    BatchFlow(DeliveryPipeline<T, C> pipeline, BatchMessageHandler<T, ? super C> handler) {
+        this.pipeline = pipeline;
         this.handler = handler;
     }
 
     @Override
-    public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
-        runBatch(engine, worker, List.of(job));
+    public @Nullable Verdict run(Worker worker, Job job) {
+        List<Verdict> verdicts = runBatch(worker, List.of(job));
+        return verdicts.isEmpty() ? null : verdicts.getFirst();
     }
 
+    /**
+     * Returns a verdict per job; when the handler call was taken over, only those of the jobs that never reached the
+     * handler (the taker settles the others).
+     */
     @Override
-    public void runBatch(ConsumerEngine engine, ConsumerEngine.Worker worker, List<Job> batch) {
+    public List<Verdict> runBatch(Worker worker, List<Job> batch) {
+        List<Verdict> verdicts = new ArrayList<>(batch.size());
         List<Job> readable = new ArrayList<>(batch.size());
         List<Envelope<T>> envelopes = new ArrayList<>(batch.size());
         for (Job job : batch) {
-            Decision early = reg.beforeHandler(job);
+            Decision early = pipeline.admit(job);
             if (early != null) {
-                reg.finish(engine, job, early, null, null);
+                verdicts.add(pipeline.verdict(job, early, null));
                 continue;
             }
             try {
-                T message = reg.decode(job);
+                T message = pipeline.decode(job);
                 job.runs++;
-                envelopes.add(new Envelope<>(message, reg.metadata(job)));
+                envelopes.add(new Envelope<>(message, pipeline.metadata(job)));
                 readable.add(job);
-            } catch (Registration.Unreadable e) {
-                reg.finish(engine, job, reg.unreadable(job, e), null, null);
+            } catch (DeliveryPipeline.Unreadable e) {
+                verdicts.add(pipeline.verdict(job, pipeline.unreadable(job, e), null));
             }
         }
         if (readable.isEmpty()) {
-            return;
+            return verdicts;
         }
-        C context = reg.context;
+        C context = pipeline.context;
         List<Envelope<T>> view = List.copyOf(envelopes);
-        if (!engine.invoke(worker, List.copyOf(readable), () -> handler.handle(view, context))) {
-            return;
+        if (!worker.invoke(List.copyOf(readable), () -> handler.handle(view, context))) {
+            return verdicts;
         }
         List<Outcome> outcomes = outcomes(readable, worker.result, worker.error);
         long perMessageNanos = worker.nanos / readable.size();
@@ -72,11 +78,11 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
         for (Outcome o : outcomes) {
             if (o.isAck() && !o.replies().isEmpty()) {
                 try {
-                    replies.addAll(reg.prepareReplies(o.replies()));
+                    replies.addAll(pipeline.prepareReplies(o.replies()));
                 } catch (RuntimeException e) {
                     log.warn(
                             "batch replies on topic '{}' cannot be prepared ({}); retrying the batch",
-                            reg.topic.name(),
+                            pipeline.topic.name(),
                             e.toString());
                     outcomes = retryAll(readable.size());
                     replyFailed = true;
@@ -86,11 +92,11 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
             }
         }
         if (!replies.isEmpty()) {
-            Throwable failure = reg.publishReplies(replies);
+            Throwable failure = pipeline.publishReplies(replies);
             if (failure != null) {
                 log.warn(
                         "publishing the replies of a batch on topic '{}' failed ({}); retrying the batch",
-                        reg.topic.name(),
+                        pipeline.topic.name(),
                         failure.toString());
                 outcomes = retryAll(readable.size());
                 replyFailed = true;
@@ -102,31 +108,32 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                         ? b.uniform().flatMap(Outcome::continuation).orElse(null)
                         : null;
         if (uniformContinuation != null) {
-            afterEvery(engine, readable, uniformContinuation);
+            afterEvery(readable, uniformContinuation);
         }
         Position seek = null;
         for (int i = 0; i < readable.size(); i++) {
             Job job = readable.get(i);
             Outcome outcome = outcomes.get(i);
-            reg.meters.consumed(outcome.kind(), perMessageNanos);
-            reg.finish(
-                    engine,
+            pipeline.meters.consumed(outcome.kind(), perMessageNanos);
+            verdicts.add(pipeline.verdict(
                     job,
-                    reg.policy.decide(outcome, job.retryCount),
-                    outcome.continuation().orElse(null),
-                    null);
-            seek = outcome.seek().orElse(seek);
+                    pipeline.policy.decide(outcome, job.retryCount),
+                    outcome.continuation().orElse(null)));
+            seek = outcome.seek().isPresent() ? pipeline.seekOf(outcome) : seek;
         }
         if (seek != null) {
-            reg.seek(engine, seek, null);
+            // the move follows the settlement of the whole batch
+            int last = verdicts.size() - 1;
+            verdicts.set(last, verdicts.get(last).seeking(seek));
         }
+        return verdicts;
     }
 
     /** One outcome per readable message, from what the handler returned or threw. */
     private List<Outcome> outcomes(List<Job> readable, @Nullable Object result, @Nullable Throwable error) {
         int n = readable.size();
         if (error != null || !(result instanceof BatchOutcome batchOutcome)) {
-            Outcome failed = reg.outcomeOf(readable.getFirst(), null, error);
+            Outcome failed = pipeline.outcomeOf(readable.getFirst(), null, error);
             List<Outcome> all = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 all.add(failed);
@@ -156,7 +163,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
         if (each.size() != n) {
             log.error(
                     "batch handler of topic '{}' returned {} outcomes for a batch of {}; {}",
-                    reg.topic.name(),
+                    pipeline.topic.name(),
                     each.size(),
                     n,
                     each.size() < n ? "retrying the messages without one" : "ignoring the surplus");
@@ -172,7 +179,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
      * Runs the continuation of a uniform outcome once, after the settlement of every message of the batch was
      * confirmed, in whatever order the transport confirms them; never if one of them failed.
      */
-    private void afterEvery(ConsumerEngine engine, List<Job> jobs, Runnable continuation) {
+    private void afterEvery(List<Job> jobs, Runnable continuation) {
         AtomicInteger left = new AtomicInteger(jobs.size());
         AtomicBoolean failed = new AtomicBoolean();
         Job last = jobs.getLast();
@@ -182,7 +189,7 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
                     failed.set(true);
                 }
                 if (left.decrementAndGet() == 0 && !failed.get()) {
-                    engine.context.continuations().submit(continuation, reg.topic.name(), last.messageId());
+                    pipeline.submitContinuation(continuation, last.messageId());
                 }
             };
         }
@@ -211,20 +218,31 @@ final class BatchFlow<T, C> implements ConsumerEngine.Flow {
     }
 
     @Override
-    public void timedOut(ConsumerEngine engine, Object token) {
-        List<Job> jobs = ConsumerEngine.jobsOf(token);
-        Outcome outcome = reg.timeoutOutcome;
+    public List<Verdict> timedOut(Object token) {
+        List<Job> jobs = Flow.jobsOf(token);
+        Outcome outcome = pipeline.timeoutOutcome();
         log.warn(
                 "batch handler for topic '{}' exceeded its timeout of {} on a batch of {}; interrupted, each"
                         + " message treated as {}",
-                reg.topic.name(),
-                Duration.ofNanos(reg.timeoutNanos),
+                pipeline.topic.name(),
+                Duration.ofNanos(pipeline.timeoutNanos),
                 jobs.size(),
                 outcome);
+        List<Verdict> verdicts = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
-            reg.meters.failed("timeout");
-            reg.meters.consumed(outcome.kind(), reg.timeoutNanos);
-            reg.finish(engine, job, reg.policy.decide(outcome, job.retryCount), null, null);
+            pipeline.meters.failed("timeout");
+            pipeline.meters.consumed(outcome.kind(), pipeline.timeoutNanos);
+            verdicts.add(pipeline.timedOut(job));
         }
+        return verdicts;
+    }
+
+    @Override
+    public List<Verdict> crashed(List<Job> jobs, Throwable error) {
+        List<Verdict> verdicts = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            verdicts.add(pipeline.verdict(job, pipeline.policy.decide(Outcome.retry(), job.retryCount), null));
+        }
+        return verdicts;
     }
 }

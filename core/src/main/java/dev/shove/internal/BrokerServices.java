@@ -2,19 +2,22 @@ package dev.shove.internal;
 
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Transport;
+import dev.shove.spi.WireHeaders;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /** What every consumer of one broker shares: the transport, meters, the deadline watchdog and a timer thread. */
-public final class BrokerServices implements AutoCloseable {
+final class BrokerServices implements AutoCloseable {
     private final Transport transport;
     private final Capabilities capabilities;
     private final Metrics metrics;
     private final Watchdog watchdog;
     private final ScheduledExecutorService scheduler;
     private final String clientName;
+    private final WireHeaders wireHeaders;
 
-    public BrokerServices(Transport transport, Metrics metrics, String clientName) {
+    BrokerServices(Transport transport, Metrics metrics, String clientName, WireHeaders wireHeaders) {
+        this.wireHeaders = wireHeaders;
         this.transport = transport;
         this.capabilities = transport.capabilities();
         this.metrics = metrics;
@@ -48,6 +51,11 @@ public final class BrokerServices implements AutoCloseable {
 
     public String clientName() {
         return clientName;
+    }
+
+    /** The one reader of shove's headers from the wire. */
+    public WireHeaders wireHeaders() {
+        return wireHeaders;
     }
 
     @Override

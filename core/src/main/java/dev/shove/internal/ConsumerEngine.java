@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * One consumer: one subscription, a fixed set of worker virtual threads, and the bookkeeping between them.
  *
  * <p><b>Flow.</b> The transport's thread calls {@link #deliver}; the job goes to the ready queue (for a sequenced
- * topic, only if its key is free; otherwise it queues in its key's lane). Workers take jobs, let the {@link Flow} run
- * them (checks, decode, handler under the watchdog, decision), and the decision comes back here in {@link #apply}: a
- * settlement submitted to the transport, or, for a sequenced topic, a wait in place that keeps the key's lane. When a
+ * topic, only if its key is free; otherwise it queues in its key's lane). Workers take jobs and hand each to the
+ * {@link Flow}, which runs it (checks, decode, handler under the watchdog) and returns a {@link Verdict}; the worker
+ * then carries the verdict out here ({@link #apply}): a settlement submitted to the transport, or, for a sequenced
+ * topic, a wait in place that keeps the key's lane. The engine is the only one that acts on the transport. When a
  * key's job settles, the same worker runs the key's next job without a queue hop.
  *
  * <p><b>Accounting.</b> {@code unsettled} counts deliveries received and not yet submitted for settlement (the
@@ -57,23 +58,6 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private static final int RUNNING = 1;
     private static final int STOPPING = 2;
     private static final int STOPPED = 3;
-
-    /** What runs jobs: the main flow (handle), the batch flow, or the dead-letter flow (handleDead). */
-    interface Flow {
-        /** Runs a started job on a worker; ends by {@link #apply applying} a decision, unless taken over. */
-        void run(ConsumerEngine engine, Worker worker, Job job);
-
-        /** Runs a batch of started jobs on a worker (batch registrations only). */
-        default void runBatch(ConsumerEngine engine, Worker worker, List<Job> batch) {
-            throw new UnsupportedOperationException("not a batch flow");
-        }
-
-        /**
-         * The handler passed its deadline and the watchdog took it over; decide and apply. {@code token} is what
-         * was given to {@link #invoke}: the job, or the list of jobs of a batch.
-         */
-        void timedOut(ConsumerEngine engine, Object token);
-    }
 
     final String consumerId;
     final EngineContext context;
@@ -171,7 +155,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      * returned (the consumer is stopping) or queued behind its key's lane.
      */
     private @Nullable Job intake(Delivery delivery) {
-        Job job = new Job(this, delivery, lanes == null ? null : sequenceKey(delivery));
+        Job job = new Job(
+                this,
+                delivery,
+                lanes == null ? null : sequenceKey(delivery),
+                context.services().wireHeaders().retryCount(delivery.headers()));
         if (batch != null) {
             job.arrivedNanos = System.nanoTime();
         }
@@ -226,7 +214,14 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     // ---------------------------------------------------------------- workers
 
     private void spawnWorker() {
-        Worker worker = new Worker(this, consumerId + "-w" + workerSeq.getAndIncrement());
+        Worker worker = new Worker(
+                consumerId + "-w" + workerSeq.getAndIncrement(),
+                this,
+                timeoutNanos,
+                meters,
+                running,
+                this::signalIdle,
+                this::workerLoop);
         workers.add(worker);
         context.services().watchdog().register(worker.slot);
         worker.start();
@@ -264,7 +259,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             }
         } catch (Throwable t) {
             context.crashed(t);
-            log.error("shove internal error in consumer {}; the worker stops", consumerId, t);
+            log.error("shove internal error in consumer {}; the worker stops and is replaced", consumerId, t);
+            worker.retired = true;
+            replaceWorker();
         } finally {
             workers.remove(worker);
             context.services().watchdog().unregister(worker.slot);
@@ -321,8 +318,17 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 started.add(job);
             }
         }
-        if (!started.isEmpty()) {
-            flow.runBatch(this, worker, started);
+        if (started.isEmpty()) {
+            return;
+        }
+        List<Verdict> verdicts;
+        try {
+            verdicts = flow.runBatch(worker, started);
+        } catch (Throwable t) {
+            verdicts = crashed(started, t);
+        }
+        for (Verdict verdict : verdicts) {
+            apply(verdict, null);
         }
     }
 
@@ -338,42 +344,34 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             return null;
         }
         worker.inlineNext = null;
-        flow.run(this, worker, job);
+        Verdict verdict;
+        try {
+            verdict = flow.run(worker, job);
+        } catch (Throwable t) {
+            verdict = crashed(List.of(job), t).getFirst();
+        }
+        if (verdict != null) {
+            apply(verdict, worker);
+        }
         Job next = worker.inlineNext;
         worker.inlineNext = null;
         return next;
     }
 
     /**
-     * Calls a handler under the deadline. Returns false when the call was taken over (deadline or shutdown): the
-     * caller must then drop its result, and the worker retires, replaced by a fresh one.
+     * Jobs whose flow threw something other than what their handler threw (a virtual machine error from a codec, a
+     * shove bug): logged and counted as a crash of shove's machinery; the flow decides what happens to them.
      */
-    boolean invoke(Worker worker, Object token, Worker.Call call) {
-        running.incrementAndGet();
-        meters.handlerStarted();
-        worker.slot.arm(token, timeoutNanos);
-        worker.result = null;
-        worker.error = null;
-        long start = System.nanoTime();
-        try {
-            worker.result = call.call();
-        } catch (Throwable t) {
-            worker.error = t;
-        }
-        worker.nanos = System.nanoTime() - start;
-        boolean mine = worker.slot.disarm();
-        running.decrementAndGet();
-        meters.handlerEnded();
-        if (Thread.currentThread().isInterrupted()) {
-            // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a
-            // virtual thread, which cost ~10% of a worker's time when done on every message.
-            Thread.interrupted();
-        }
-        if (!mine) {
-            worker.retired = true;
-        }
-        signalIdle();
-        return mine;
+    private List<Verdict> crashed(List<Job> jobs, Throwable error) {
+        context.crashed(error);
+        log.error(
+                "shove internal error in consumer {} of queue '{}' while running {} message(s) ({}); the worker goes on",
+                consumerId,
+                request.queue(),
+                jobs.size(),
+                error.toString(),
+                error);
+        return flow.crashed(jobs, error);
     }
 
     @Override
@@ -383,7 +381,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             return;
         }
         replaceWorker();
-        flow.timedOut(this, token);
+        for (Verdict verdict : flow.timedOut(token)) {
+            apply(verdict, null);
+        }
     }
 
     private void replaceWorker() {
@@ -395,19 +395,32 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     // ---------------------------------------------------------------- decisions
 
     /**
-     * Carries out a decision. {@code inline}: the caller is the job's worker and will run the key's next job itself
-     * (it is left in {@link Worker#inlineNext}); otherwise the next job is queued.
+     * Carries out a flow's verdict: a settlement submitted to the transport (releasing the key's lane), or a wait in
+     * place; then the move the handler asked for, if any. {@code inline}: the caller is the job's worker and will run
+     * the key's next job itself (it is left in {@link Worker#inlineNext}); otherwise the next job is queued.
      */
-    void apply(Job job, Decision decision, @Nullable Runnable continuation, @Nullable Worker inline) {
-        job.addContinuation(continuation);
+    private void apply(Verdict verdict, @Nullable Worker inline) {
+        Job job = verdict.job();
+        job.addContinuation(verdict.continuation());
+        Decision decision = verdict.decision();
         if (decision instanceof WaitInPlace wait) {
             waitInPlace(job, wait);
-            return;
+        } else if (job.claimSettlement()) {
+            Settlement settlement = verdict.replies().isEmpty()
+                    ? settlementOf(job, decision)
+                    : new Settlement(List.copyOf(verdict.replies()), Settlement.Action.ACK);
+            submit(job, settlement, false);
+            releaseLane(job, inline);
         }
-        if (!job.claimSettlement()) {
-            return;
+        Position seek = verdict.seek();
+        if (seek != null) {
+            seek(seek, inline);
         }
-        Settlement settlement = switch (decision) {
+    }
+
+    /** The transport's settlement for a decision: an ack, or a copy (hold tier, dead-letter queue) then an ack. */
+    private Settlement settlementOf(Job job, Decision decision) {
+        return switch (decision) {
             case Ack a -> Settlement.ACK;
             case Hold h ->
                 Settlement.forward(
@@ -417,23 +430,8 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                         request.topic().dlq().orElseThrow(), job.delivery.payload(), deadLetterHeaders(job, d)));
             case Discard d -> Settlement.ACK;
             case DeliveryPolicy.Skip s -> Settlement.ACK;
-            case WaitInPlace w -> throw new AssertionError("handled above");
+            case WaitInPlace w -> throw new AssertionError("a wait in place settles nothing");
         };
-        submit(job, settlement, false);
-        releaseLane(job, inline);
-    }
-
-    /**
-     * Submits a settlement the flow built itself (replies committed with the ack on a transactional backend), then
-     * releases the job's lane like {@link #apply}.
-     */
-    void applySettlement(Job job, Settlement settlement, @Nullable Runnable continuation, @Nullable Worker inline) {
-        job.addContinuation(continuation);
-        if (!job.claimSettlement()) {
-            return;
-        }
-        submit(job, settlement, false);
-        releaseLane(job, inline);
     }
 
     /**
@@ -442,7 +440,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      * lost and the subscription stays where it was. {@code inline}: the worker that settled the seeking job; the next
      * job of its key, handed to it to run inline, is not started yet and is dropped too.
      */
-    void seek(Position position, @Nullable Worker inline) {
+    private void seek(Position position, @Nullable Worker inline) {
         Subscription sub = subscription;
         if (sub == null || state != RUNNING) {
             return;
@@ -470,7 +468,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     e.getMessage());
             for (Delivery d : dropped) {
                 unsettled.incrementAndGet();
-                Job returned = new Job(this, d, null);
+                Job returned = new Job(this, d, null, 0);
                 if (returned.claimSettlement()) {
                     submit(returned, Settlement.RETURN, true);
                 }
@@ -597,19 +595,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(dead.retryCount()));
         headers.put(ShoveHeaders.DEATH_REASON, dead.reason());
         headers.put(ShoveHeaders.ORIGINAL_QUEUE, job.delivery.queue());
-        headers.put(ShoveHeaders.DEATH_COUNT, Integer.toString(parseInt(headers.get(ShoveHeaders.DEATH_COUNT)) + 1));
+        int deaths = context.services().wireHeaders().deathCount(headers);
+        headers.put(ShoveHeaders.DEATH_COUNT, Integer.toString(deaths + 1));
         return headers;
-    }
-
-    static int parseInt(@Nullable String value) {
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 
     private static @Nullable String sequenceKey(Delivery delivery) {
@@ -669,7 +657,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         boolean timedOut = false;
         for (Worker w : workers) {
             if (w.slot.isRunning() && w.slot.takeOver()) {
-                for (Job job : jobsOf(w.slot.job())) {
+                for (Job job : Flow.jobsOf(w.slot.job())) {
                     timedOut = true;
                     log.warn(
                             "drain deadline passed with the handler of message {} on queue '{}' still running; it"
@@ -696,21 +684,6 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         state = STOPPED;
         signalIdle();
         return timedOut;
-    }
-
-    /** The jobs behind a slot token: one job, or a batch. */
-    static List<Job> jobsOf(@Nullable Object token) {
-        if (token instanceof Job job) {
-            return List.of(job);
-        }
-        if (token instanceof List<?> list) {
-            List<Job> jobs = new ArrayList<>(list.size());
-            for (Object o : list) {
-                jobs.add((Job) o);
-            }
-            return jobs;
-        }
-        return List.of();
     }
 
     private boolean awaitStopped(long deadlineNanos) {
@@ -756,44 +729,6 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             synchronized (idleMonitor) {
                 idleMonitor.notifyAll();
             }
-        }
-    }
-
-    /** A worker virtual thread and its watchdog slot; the result fields carry one handler call's outcome. */
-    static final class Worker {
-        /** A handler call. */
-        @FunctionalInterface
-        interface Call {
-            @Nullable
-            Object call() throws Exception;
-        }
-
-        final Watchdog.Slot slot;
-        private final Thread thread;
-        volatile boolean retired;
-
-        @Nullable
-        Object result;
-
-        @Nullable
-        Throwable error;
-
-        long nanos;
-
-        @Nullable
-        Job inlineNext;
-
-        Worker(ConsumerEngine engine, String name) {
-            this.slot = new Watchdog.Slot(engine);
-            this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> engine.workerLoop(this));
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        void interrupt() {
-            thread.interrupt();
         }
     }
 }

@@ -4,7 +4,6 @@ import dev.shove.BatchMessageHandler;
 import dev.shove.BatchOptions;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
-import dev.shove.GroupConfig;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.SupervisorOutcome;
@@ -16,14 +15,14 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /** {@link ConsumerGroup} over a {@link ConsumerRuntime}. */
-public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
+final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
     private final ConsumerRuntime<C> runtime;
     private final Function<Object, ConsumerRuntime<?>> runtimes;
 
     /**
      * @param runtimes makes a fresh runtime for a context (for {@link #withContext})
      */
-    public ConsumerGroupImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
+    ConsumerGroupImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
         this.runtime = runtime;
         this.runtimes = runtimes;
     }
@@ -49,8 +48,14 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
 
     @Override
     public <T> ConsumerGroup<B, C> register(
+            Topic<T> topic, Supplier<? extends MessageHandler<T, ? super C>> handlerFactory) {
+        return register(topic, ConsumerGroupConfig.ofDefaults(), handlerFactory);
+    }
+
+    @Override
+    public <T> ConsumerGroup<B, C> register(
             Topic<T> topic,
-            ConsumerGroupConfig<B> config,
+            ConsumerGroupConfig config,
             Supplier<? extends MessageHandler<T, ? super C>> handlerFactory) {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(config, "config");
@@ -67,7 +72,7 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
     @Override
     public <T> ConsumerGroup<B, C> registerBatch(
             Topic<T> topic,
-            ConsumerGroupConfig<B> config,
+            ConsumerGroupConfig config,
             BatchOptions batch,
             Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory) {
         Objects.requireNonNull(topic, "topic");
@@ -75,18 +80,18 @@ public final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
         return register(topic, config, new HandlerSpec.Batch<T, C>(handlerFactory, batch));
     }
 
-    private <T> ConsumerGroup<B, C> register(Topic<T> topic, ConsumerGroupConfig<B> config, HandlerSpec<T, C> spec) {
-        GroupConfig<B, ?> backend = config.backend();
+    private <T> ConsumerGroup<B, C> register(Topic<T> topic, ConsumerGroupConfig config, HandlerSpec<T, C> spec) {
         String group = config.groupName().orElse(topic.name());
         runtime.register(new ConsumerRuntime.Spec<>(
                 topic,
                 group,
                 group,
-                backend.options(),
-                backend.minConsumers(),
-                backend.maxConsumers(),
+                config.options(),
+                config.minConsumers(),
+                config.maxConsumers(),
                 config.autoscaler().orElse(null),
                 config.deadLetterConsumer(),
+                config.backendSettings().orElse(null),
                 spec));
         return this;
     }

@@ -1,11 +1,13 @@
 package dev.shove.internal;
 
 import dev.shove.AutoscalerConfig;
+import dev.shove.BackendGroupSettings;
 import dev.shove.ConsumerOptions;
 import dev.shove.HandlerInterceptor;
 import dev.shove.ShutdownSignal;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
+import dev.shove.spi.Bounds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * The machinery behind a consumer group or a supervisor: its registrations, its lifecycle, its continuations and the
  * tally that becomes the {@link SupervisorOutcome}. The public facades only translate their API onto it.
  */
-public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
+final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConsumerRuntime.class);
 
     /** The drain timeout of {@link #close()}. */
@@ -46,7 +48,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     private final C context;
     private final Consumer<ConsumerRuntime<?>> onClose;
     private final Continuations continuations = new Continuations();
-    private final Map<String, Registration<?, C>> registrations = new LinkedHashMap<>();
+    private final Map<String, ConsumerPool<?, C>> registrations = new LinkedHashMap<>();
     private final AtomicInteger crashes = new AtomicInteger();
     private final List<HandlerInterceptor> groupInterceptors = new ArrayList<>();
     private final Set<String> declaredReplyTopics = ConcurrentHashMap.newKeySet();
@@ -54,7 +56,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     private State state = State.NEW;
     private @Nullable CompletableFuture<SupervisorOutcome> stopped;
 
-    public ConsumerRuntime(BrokerServices services, C context, Consumer<ConsumerRuntime<?>> onClose) {
+    ConsumerRuntime(BrokerServices services, C context, Consumer<ConsumerRuntime<?>> onClose) {
         this.services = services;
         this.context = context;
         this.onClose = onClose;
@@ -80,10 +82,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     }
 
     public void defaultHandlerTimeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("default handler timeout must be positive, was " + timeout);
-        }
+        Bounds.positive("default handler timeout", timeout);
         synchronized (this) {
             if (!registrations.isEmpty()) {
                 throw new IllegalStateException("set the default handler timeout before registering topics");
@@ -118,6 +117,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             int max,
             @Nullable AutoscalerConfig autoscaler,
             boolean deadLetterConsumer,
+            @Nullable BackendGroupSettings backendSettings,
             HandlerSpec<T, C> handlers) {}
 
     /** Adds a group interceptor, applied to topics registered afterwards (outside their own interceptors). */
@@ -129,7 +129,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     public <T> void register(Spec<T, C> spec) {
         Topic<T> topic = spec.topic();
         check(spec);
-        Registration<T, C> registration;
+        ConsumerPool<T, C> registration;
         synchronized (this) {
             if (state == State.STOPPED) {
                 throw new IllegalStateException("cannot register topic '" + topic.name() + "': already stopped");
@@ -142,19 +142,19 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             boolean broadcast = topic.isBroadcast();
             List<HandlerInterceptor> interceptors = new ArrayList<>(groupInterceptors);
             interceptors.addAll(spec.options().interceptors());
-            registration = new Registration<>(
-                    topic,
+            DeliveryPipeline<T, C> pipeline = new DeliveryPipeline<>(
+                    topic, spec.metricGroup(), spec.options(), context, defaultHandlerTimeout, this);
+            registration = new ConsumerPool<>(
+                    pipeline,
                     spec.group(),
                     spec.metricGroup(),
-                    spec.options(),
                     broadcast ? 1 : spec.min(),
                     broadcast ? 1 : spec.max(),
                     broadcast ? null : spec.autoscaler(),
                     spec.deadLetterConsumer() && !broadcast,
+                    spec.backendSettings(),
                     spec.handlers(),
                     List.copyOf(interceptors),
-                    context,
-                    defaultHandlerTimeout,
                     this);
             registrations.put(topic.name(), registration);
             if (state == State.RUNNING) {
@@ -186,6 +186,12 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
                             + " the %s backend has none")
                     .formatted(topic.name(), backend));
         }
+        BackendGroupSettings settings = spec.backendSettings();
+        if (settings != null && !settings.backend().equals(backend)) {
+            throw new IllegalArgumentException(("topic '%s': %s are settings of the %s backend, but this broker is %s;"
+                            + " remove them from the ConsumerGroupConfig")
+                    .formatted(topic.name(), settings.getClass().getSimpleName(), settings.backend(), backend));
+        }
         if (topic.isBroadcast() && !caps.broadcast()) {
             throw new IllegalArgumentException("topic '%s' is a broadcast topic, which the %s backend does not support"
                     .formatted(topic.name(), backend));
@@ -213,7 +219,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             return;
         }
         state = State.RUNNING;
-        for (Registration<?, C> r : registrations.values()) {
+        for (ConsumerPool<?, C> r : registrations.values()) {
             r.start();
         }
     }
@@ -224,9 +230,9 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
      * {@code Broker.close()} never closes the connection under a drain that is still running.
      */
     public SupervisorOutcome stop(Duration drainTimeout) {
-        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        Bounds.nonNegative("drain timeout", drainTimeout);
         CompletableFuture<SupervisorOutcome> done;
-        List<Registration<?, C>> all;
+        List<ConsumerPool<?, C>> all;
         synchronized (this) {
             if (stopped != null) {
                 done = stopped;
@@ -264,14 +270,14 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         }
     }
 
-    private SupervisorOutcome drain(List<Registration<?, C>> all, Duration drainTimeout) {
+    private SupervisorOutcome drain(List<ConsumerPool<?, C>> all, Duration drainTimeout) {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         SupervisorOutcome outcome = SupervisorOutcome.CLEAN;
         List<Thread> stoppers = new ArrayList<>();
         SupervisorOutcome[] results = new SupervisorOutcome[all.size()];
         for (int i = 0; i < all.size(); i++) {
             int index = i;
-            Registration<?, C> r = all.get(i);
+            ConsumerPool<?, C> r = all.get(i);
             stoppers.add(Thread.ofVirtual()
                     .name("shove-stop-" + r.topic.name())
                     .start(() -> results[index] = r.stop(deadline)));
@@ -304,7 +310,7 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
 
     public SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout) {
         Objects.requireNonNull(signal, "signal");
-        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        Bounds.nonNegative("drain timeout", drainTimeout);
         try {
             start();
             CountDownLatch fired = new CountDownLatch(1);
@@ -335,8 +341,8 @@ public final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         return registration(topic).activeConsumers();
     }
 
-    private synchronized Registration<?, C> registration(Topic<?> topic) {
-        Registration<?, C> r = registrations.get(topic.name());
+    private synchronized ConsumerPool<?, C> registration(Topic<?> topic) {
+        ConsumerPool<?, C> r = registrations.get(topic.name());
         if (r == null) {
             throw new IllegalArgumentException("topic '" + topic.name() + "' is not registered in this group");
         }

@@ -14,14 +14,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /** {@link ConsumerSupervisor} over a {@link ConsumerRuntime}: one consumer per topic, one shared handler. */
-public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
+final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
     /** The {@code consumer_group} metric tag of supervisor consumers. */
     public static final String METRIC_GROUP = "default";
 
     private final ConsumerRuntime<C> runtime;
     private final Function<Object, ConsumerRuntime<?>> runtimes;
 
-    public ConsumerSupervisorImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
+    ConsumerSupervisorImpl(ConsumerRuntime<C> runtime, Function<Object, ConsumerRuntime<?>> runtimes) {
         this.runtime = runtime;
         this.runtimes = runtimes;
     }
@@ -47,7 +47,7 @@ public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B,
 
     @Override
     public <T> ConsumerSupervisor<B, C> register(Topic<T> topic, MessageHandler<T, ? super C> handler) {
-        return register(topic, ConsumerOptions.defaults(), handler);
+        return register(topic, ConsumerOptions.ofDefaults(), handler);
     }
 
     @Override
@@ -75,8 +75,8 @@ public final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B,
     }
 
     private <T> ConsumerSupervisor<B, C> register(Topic<T> topic, ConsumerOptions options, HandlerSpec<T, C> spec) {
-        runtime.register(
-                new ConsumerRuntime.Spec<T, C>(topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, spec));
+        runtime.register(new ConsumerRuntime.Spec<T, C>(
+                topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, null, spec));
         return this;
     }
 

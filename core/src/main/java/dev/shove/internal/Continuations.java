@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
  * Runs post-settle continuations on virtual threads, off the delivery path, and lets shutdown wait for the ones
  * still running. A continuation that throws is logged; it never affects its message.
  */
-public final class Continuations {
+final class Continuations {
     private static final Logger log = LoggerFactory.getLogger(Continuations.class);
 
     private final ReentrantLock lock = new ReentrantLock();

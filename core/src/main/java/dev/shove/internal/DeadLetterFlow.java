@@ -4,7 +4,10 @@ import dev.shove.DeadMessageMetadata;
 import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.ShoveHeaders;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * handleDead should see it); one that cannot be decoded is acknowledged without handleDead: a discard, so it is logged
  * and counted in {@code shove.messages.discarded}.
  */
-final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
+final class DeadLetterFlow<T, C> implements Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
 
     /** The dead-letter methods of a single-message or batch handler. */
@@ -27,32 +30,36 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
         boolean dropsUnreadable();
     }
 
-    private final Registration<T, C> reg;
+    private final DeliveryPipeline<T, C> pipeline;
     private final DeadHandler<T, ? super C> handler;
 
-    DeadLetterFlow(Registration<T, C> reg, DeadHandler<T, ? super C> handler) {
-        this.reg = reg;
+    DeadLetterFlow(DeliveryPipeline<T, C> pipeline, DeadHandler<T, ? super C> handler) {
+        this.pipeline = pipeline;
         this.handler = handler;
     }
 
     @Override
-    public void run(ConsumerEngine engine, ConsumerEngine.Worker worker, Job job) {
+    public @Nullable Verdict run(Worker worker, Job job) {
         byte[] payload = job.delivery.payload();
         // No size limit here: an oversize message was dead-lettered for its size, and handleDead must see it.
         T message = null;
         String unreadable = null;
         try {
-            message = reg.topic.codec().decode(payload);
-        } catch (Exception | StackOverflowError e) {
-            unreadable = MainFlow.firstLine(e);
+            message = pipeline.topic.codec().decode(payload);
+        } catch (StackOverflowError e) {
+            unreadable = DeliveryPipeline.firstLine(e);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            unreadable = DeliveryPipeline.firstLine(e);
         }
         DeadMessageMetadata metadata = metadata(job);
-        C context = reg.context;
+        C context = pipeline.context;
         job.runs++;
         T decoded = message;
         boolean mine;
         if (decoded != null) {
-            mine = engine.invoke(worker, job, () -> {
+            mine = worker.invoke(job, () -> {
                 handler.handleDead(decoded, metadata, context);
                 return null;
             });
@@ -60,43 +67,54 @@ final class DeadLetterFlow<T, C> implements ConsumerEngine.Flow {
             log.debug(
                     "dead letter {} in '{}' cannot be decoded: {}", job.messageId(), job.delivery.queue(), unreadable);
             if (handler.dropsUnreadable()) {
-                reg.deadMeters.discarded("decode");
+                pipeline.deadMeters.discarded("decode");
             }
-            mine = engine.invoke(worker, job, () -> {
+            mine = worker.invoke(job, () -> {
                 handler.handleUnreadableDead(payload, metadata, context);
                 return null;
             });
         }
         if (!mine) {
-            return;
+            return null;
         }
         if (worker.error != null) {
             log.error(
                     "handleDead for topic '{}' failed on dead letter {}; it is acknowledged anyway",
-                    reg.topic.name(),
+                    pipeline.topic.name(),
                     job.messageId(),
                     worker.error);
         }
-        reg.deadMeters.consumed(Outcome.Kind.ACK, worker.nanos);
-        engine.apply(job, DeliveryPolicy.ACK, null, worker);
+        pipeline.deadMeters.consumed(Outcome.Kind.ACK, worker.nanos);
+        return Verdict.of(job, DeliveryPolicy.ACK, null);
     }
 
     @Override
-    public void timedOut(ConsumerEngine engine, Object token) {
+    public List<Verdict> timedOut(Object token) {
         Job job = (Job) token;
         log.warn(
                 "handleDead for topic '{}' exceeded its timeout on dead letter {}; interrupted and acknowledged",
-                reg.topic.name(),
+                pipeline.topic.name(),
                 job.messageId());
-        engine.apply(job, DeliveryPolicy.ACK, null, null);
+        return List.of(Verdict.of(job, DeliveryPolicy.ACK, null));
+    }
+
+    /** A dead letter is never retried: one that crashed the flow is acknowledged, as if handleDead had thrown. */
+    @Override
+    public List<Verdict> crashed(List<Job> jobs, Throwable error) {
+        List<Verdict> verdicts = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            log.error("dead letter {} of topic '{}' is acknowledged unhandled", job.messageId(), pipeline.topic.name());
+            verdicts.add(Verdict.of(job, DeliveryPolicy.ACK, null));
+        }
+        return verdicts;
     }
 
     private DeadMessageMetadata metadata(Job job) {
         Map<String, String> h = job.delivery.headers();
-        MessageMetadata message = MainFlow.metadata(reg.topic.name(), job);
+        MessageMetadata message = pipeline.metadata(job);
         String reason = h.getOrDefault(ShoveHeaders.DEATH_REASON, "unknown");
-        String original = h.getOrDefault(ShoveHeaders.ORIGINAL_QUEUE, reg.topic.name());
-        int deaths = Math.max(1, ConsumerEngine.parseInt(h.get(ShoveHeaders.DEATH_COUNT)));
+        String original = h.getOrDefault(ShoveHeaders.ORIGINAL_QUEUE, pipeline.topic.name());
+        int deaths = Math.max(1, pipeline.deathCount(h));
         return new DeadMessageMetadata(message, reason, original, deaths);
     }
 }

@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * without spending budget; a message that cannot be read follows the registration's {@link DecodeFailurePolicy}
  * ({@link #decodeFailure}).
  */
-public final class DeliveryPolicy {
+final class DeliveryPolicy {
 
     /** What to do with a message. */
     public sealed interface Decision {}
@@ -82,12 +82,11 @@ public final class DeliveryPolicy {
     private final Duration maxExactDelay;
     private final DecodeFailurePolicy decodeFailurePolicy;
 
-    public DeliveryPolicy(Topic<?> topic, int maxRetries, Capabilities capabilities) {
+    DeliveryPolicy(Topic<?> topic, int maxRetries, Capabilities capabilities) {
         this(topic, maxRetries, capabilities, DecodeFailurePolicy.REJECT);
     }
 
-    public DeliveryPolicy(
-            Topic<?> topic, int maxRetries, Capabilities capabilities, DecodeFailurePolicy decodeFailurePolicy) {
+    DeliveryPolicy(Topic<?> topic, int maxRetries, Capabilities capabilities, DecodeFailurePolicy decodeFailurePolicy) {
         this.tiers = topic.holdTiers();
         this.hasDlq = topic.dlq().isPresent();
         this.sequenced = topic.isSequenced();

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /** What a registration runs: a single-message handler factory, or a batch handler factory with its batch options. */
-public sealed interface HandlerSpec<T, C> {
+sealed interface HandlerSpec<T, C> {
 
     /** One message per call. */
     record Single<T, C>(Supplier<? extends MessageHandler<T, ? super C>> factory) implements HandlerSpec<T, C> {

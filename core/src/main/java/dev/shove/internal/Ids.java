@@ -4,7 +4,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Message ids: random (version 4) UUIDs from a thread-local generator; unique, not secret, and cheap. */
-public final class Ids {
+final class Ids {
     private Ids() {}
 
     public static String newMessageId() {

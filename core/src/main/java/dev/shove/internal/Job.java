@@ -61,11 +61,11 @@ final class Job implements SettleCallback {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    Job(ConsumerEngine engine, Delivery delivery, @Nullable String key) {
+    Job(ConsumerEngine engine, Delivery delivery, @Nullable String key, int retryCount) {
         this.engine = engine;
         this.delivery = delivery;
         this.key = key;
-        this.retryCount = parseRetryCount(delivery);
+        this.retryCount = retryCount;
     }
 
     /**
@@ -138,18 +138,6 @@ final class Job implements SettleCallback {
     @Override
     public void settled(@Nullable Throwable failure) {
         engine.onSettled(this, failure);
-    }
-
-    private static int parseRetryCount(Delivery delivery) {
-        String value = delivery.headers().get(ShoveHeaders.RETRY_COUNT);
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Math.max(0, Integer.parseInt(value.trim()));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 
     @Override

@@ -1,5 +1,17 @@
 package dev.shove.internal;
 
+import static dev.shove.ShoveMeters.AUTOSCALER_DECISIONS;
+import static dev.shove.ShoveMeters.BACKEND_ERRORS;
+import static dev.shove.ShoveMeters.CONSUMED;
+import static dev.shove.ShoveMeters.DEAD_LETTERED;
+import static dev.shove.ShoveMeters.DISCARDED;
+import static dev.shove.ShoveMeters.FAILED;
+import static dev.shove.ShoveMeters.INFLIGHT;
+import static dev.shove.ShoveMeters.PROCESSING_DURATION;
+import static dev.shove.ShoveMeters.PUBLISHED;
+import static dev.shove.ShoveMeters.PUBLISH_DURATION;
+import static dev.shove.ShoveMeters.SIZE;
+
 import dev.shove.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -16,18 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * shove_messages_consumed_total}). Meters are resolved once per topic and group, so the delivery path only
  * increments.
  */
-public final class Metrics {
-    public static final String CONSUMED = "shove.messages.consumed";
-    public static final String FAILED = "shove.messages.failed";
-    public static final String DISCARDED = "shove.messages.discarded";
-    public static final String DEAD_LETTERED = "shove.messages.dead.lettered";
-    public static final String PUBLISHED = "shove.messages.published";
-    public static final String PROCESSING_DURATION = "shove.message.processing.duration";
-    public static final String PUBLISH_DURATION = "shove.message.publish.duration";
-    public static final String SIZE = "shove.message.size";
-    public static final String INFLIGHT = "shove.messages.inflight";
-    public static final String AUTOSCALER_DECISIONS = "shove.autoscaler.decisions";
-    public static final String BACKEND_ERRORS = "shove.backend.errors";
+final class Metrics {
 
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, PublishMeters> publish = new ConcurrentHashMap<>();
@@ -39,7 +40,7 @@ public final class Metrics {
      */
     private final ConcurrentHashMap<List<String>, AtomicInteger> inflight = new ConcurrentHashMap<>();
 
-    public Metrics(MeterRegistry registry) {
+    Metrics(MeterRegistry registry) {
         this.registry = registry;
     }
 

@@ -25,11 +25,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /** Encodes, stamps and routes messages, then hands them to the transport; counts and times every publish. */
-public final class PublisherImpl implements Publisher {
+final class PublisherImpl implements Publisher {
     private final Transport transport;
     private final Metrics metrics;
 
-    public PublisherImpl(Transport transport, Metrics metrics) {
+    PublisherImpl(Transport transport, Metrics metrics) {
         this.transport = transport;
         this.metrics = metrics;
     }
@@ -149,7 +149,7 @@ public final class PublisherImpl implements Publisher {
         Map<String, String> headers;
         if (sequencing != null) {
             key = sequencing.keyOf(message);
-            shard = Sharding.shardOf(key, sequencing.routingShards());
+            shard = sequencing.shardOf(key);
             headers = new HashMap<>(userHeaders.size() + 3);
             headers.putAll(userHeaders);
             headers.put(ShoveHeaders.SEQUENCE_KEY, key);

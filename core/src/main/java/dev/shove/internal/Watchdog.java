@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * takes over any slot past its deadline. This costs the delivery path two volatile writes instead of a timer per
  * message.
  */
-public final class Watchdog implements AutoCloseable {
+final class Watchdog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
     private static final long TICK_NANOS = 5_000_000L;
 
@@ -21,7 +21,7 @@ public final class Watchdog implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    public Watchdog(String name) {
+    Watchdog(String name) {
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
         this.thread.start();
     }

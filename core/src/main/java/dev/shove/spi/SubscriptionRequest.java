@@ -1,8 +1,11 @@
 package dev.shove.spi;
 
+import dev.shove.BackendGroupSettings;
 import dev.shove.Position;
 import dev.shove.Topic;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,6 +20,11 @@ import org.jspecify.annotations.Nullable;
  *     Subscription#settle}); the transport must never exceed it, and should keep it full while messages wait
  * @param startAt where a log-like subscription starts, forced on every start; null for the broker's default (a
  *     group's stored position, or the tail for a new one)
+ * @param handlerTimeout how long the engine lets a handler run before it takes the delivery over (and settles or
+ *     returns it); null when handlers run without a timeout. A transport whose broker redelivers what stays
+ *     unacknowledged too long (a visibility timeout, an ack wait, an idle claim) derives that time from it, or keeps
+ *     unsettled deliveries leased while they wait
+ * @param settings the group's settings of this backend's own ({@link #settings(Class)}), or null
  */
 public record SubscriptionRequest(
         Topic<?> topic,
@@ -24,7 +32,9 @@ public record SubscriptionRequest(
         String group,
         String consumerId,
         int window,
-        @Nullable Position startAt) {
+        @Nullable Position startAt,
+        @Nullable Duration handlerTimeout,
+        @Nullable BackendGroupSettings settings) {
 
     /** Which queue of a topic a subscription reads. */
     public enum Source {
@@ -47,9 +57,14 @@ public record SubscriptionRequest(
         }
     }
 
-    /** A request with the broker's default start. */
+    /** A request with the broker's default start and no handler timeout. */
     public SubscriptionRequest(Topic<?> topic, Source source, String group, String consumerId, int window) {
-        this(topic, source, group, consumerId, window, null);
+        this(topic, source, group, consumerId, window, null, null, null);
+    }
+
+    /** The group's settings of this backend's own, when they are of {@code type}. */
+    public <S extends BackendGroupSettings> Optional<S> settings(Class<S> type) {
+        return type.isInstance(settings) ? Optional.of(type.cast(settings)) : Optional.empty();
     }
 
     /** The broker-side name of the queue this subscription reads (the main queue or the DLQ). */

@@ -1,18 +1,52 @@
 package dev.shove.spi;
 
+import dev.shove.ShoveMeters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 
 /**
- * What the broker gives a transport when it opens it.
- *
- * @param meterRegistry where to count backend errors ({@code shove.backend.errors{backend,kind}}); a no-op registry
- *     when the application configured none
- * @param clientName a name for connections and client ids, e.g. {@code shove-12345}
+ * What the broker gives a transport when it opens it: where to count, what to call itself, and the one reader of
+ * shove's headers. Immutable; thread-safe.
  */
-public record TransportContext(MeterRegistry meterRegistry, String clientName) {
-    public TransportContext {
-        Objects.requireNonNull(meterRegistry, "meterRegistry");
-        Objects.requireNonNull(clientName, "clientName");
+public final class TransportContext {
+    private final MeterRegistry meterRegistry;
+    private final String clientName;
+    private final WireHeaders wireHeaders;
+
+    /**
+     * @param meterRegistry where shove's meters go; a registry that keeps nothing when the application gave none
+     * @param clientName a name for connections and client ids, e.g. {@code shove-12345}
+     * @param wireHeaders the reader of shove's headers, counting into {@code meterRegistry}
+     */
+    public TransportContext(MeterRegistry meterRegistry, String clientName, WireHeaders wireHeaders) {
+        this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+        this.clientName = Objects.requireNonNull(clientName, "clientName");
+        this.wireHeaders = Objects.requireNonNull(wireHeaders, "wireHeaders");
+    }
+
+    /** Where shove's meters go. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    /** A name for connections and client ids, e.g. {@code shove-12345}. */
+    public String clientName() {
+        return clientName;
+    }
+
+    /** The one reader of {@code shove-} headers from the wire. */
+    public WireHeaders wireHeaders() {
+        return wireHeaders;
+    }
+
+    /** Counts an error of the backend in {@link ShoveMeters#BACKEND_ERRORS}, e.g. {@code kind} {@code connection}. */
+    public void backendError(String backend, String kind) {
+        Counter.builder(ShoveMeters.BACKEND_ERRORS)
+                .description("Errors reported by the broker backend")
+                .tag("backend", backend)
+                .tag("kind", kind)
+                .register(meterRegistry)
+                .increment();
     }
 }

@@ -18,6 +18,7 @@ import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
+import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -109,8 +110,8 @@ class BatchContinuationTest {
     private final HoldingTransport transport = new HoldingTransport(
             Capabilities.builder().nativeBatches().build(),
             List.of(TestDelivery.of("d0"), TestDelivery.of("d1"), TestDelivery.of("d2")));
-    private final BrokerServices services =
-            new BrokerServices(transport, new Metrics(new SimpleMeterRegistry()), "test");
+    private final BrokerServices services = new BrokerServices(
+            transport, new Metrics(new SimpleMeterRegistry()), "test", new WireHeaders(new SimpleMeterRegistry()));
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
     private final AtomicInteger runs = new AtomicInteger();
 
@@ -128,11 +129,12 @@ class BatchContinuationTest {
                 TOPIC,
                 TOPIC.name(),
                 TOPIC.name(),
-                ConsumerOptions.defaults().withPrefetch(1),
+                ConsumerOptions.builder().prefetch(1).build(),
                 1,
                 1,
                 null,
                 false,
+                null,
                 new HandlerSpec.Batch<byte[], NoContext>(
                         () -> (batch, context) -> BatchOutcome.all(Outcome.ack().andThen(runs::incrementAndGet)),
                         BatchOptions.of(3, Duration.ZERO))));

@@ -11,6 +11,7 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Settlement;
+import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -28,8 +29,8 @@ class BatchGatheringTest {
 
     private final BatchContinuationTest.HoldingTransport transport =
             new BatchContinuationTest.HoldingTransport(Capabilities.builder().build(), List.of(TestDelivery.of("d0")));
-    private final BrokerServices services =
-            new BrokerServices(transport, new Metrics(new SimpleMeterRegistry()), "test");
+    private final BrokerServices services = new BrokerServices(
+            transport, new Metrics(new SimpleMeterRegistry()), "test", new WireHeaders(new SimpleMeterRegistry()));
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
 
     @AfterEach
@@ -44,11 +45,12 @@ class BatchGatheringTest {
                 TOPIC,
                 TOPIC.name(),
                 TOPIC.name(),
-                ConsumerOptions.defaults().withPrefetch(1),
+                ConsumerOptions.builder().prefetch(1).build(),
                 1,
                 1,
                 null,
                 false,
+                null,
                 new HandlerSpec.Batch<byte[], NoContext>(
                         () -> (batch, context) -> {
                             batches.incrementAndGet();

@@ -205,7 +205,7 @@ class DeliveryPolicyTest {
                 outcomes.add(new Named("retry", Outcome.retry(), asked));
                 outcomes.add(new Named("defer", Outcome.defer(), asked));
             } else {
-                String d = Naming.compact(asked.delay) + " " + asked;
+                String d = asked.delay.toMillis() + "ms" + " " + asked;
                 outcomes.add(new Named("retry(" + d + ")", Outcome.retry(asked.delay), asked));
                 outcomes.add(new Named("defer(" + d + ")", Outcome.defer(asked.delay), asked));
             }

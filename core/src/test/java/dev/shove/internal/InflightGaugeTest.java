@@ -2,6 +2,7 @@ package dev.shove.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.ShoveMeters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.DisplayName;
@@ -12,7 +13,7 @@ class InflightGaugeTest {
     private final Metrics metrics = new Metrics(registry);
 
     private double gauge(String topic, String group) {
-        Gauge gauge = registry.find(Metrics.INFLIGHT)
+        Gauge gauge = registry.find(ShoveMeters.INFLIGHT)
                 .tag("topic", topic)
                 .tag("consumer_group", group)
                 .gauge();

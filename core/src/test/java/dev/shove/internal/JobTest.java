@@ -7,31 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 @DisplayName("Job")
 class JobTest {
 
-    @ParameterizedTest(name = "shove-retry-count \"{0}\" -> {1}")
-    @CsvSource({"0, 0", "3, 3", "' 4 ', 4", "-2, 0", "abc, 0", "'', 0", "99999999999, 0"})
-    @DisplayName("reads the retry count from its header; anything unreadable counts as 0")
-    void retryCount(String header, int expected) {
-        Job job = new Job(null, TestDelivery.withHeader("d", ShoveHeaders.RETRY_COUNT, header), null);
-
-        assertThat(job.retryCount).isEqualTo(expected);
-    }
-
-    @Test
-    @DisplayName("without the header the retry count is 0")
-    void noHeader() {
-        assertThat(new Job(null, TestDelivery.of("d"), null).retryCount).isZero();
-    }
-
     @Test
     @DisplayName("starts once; a started job cannot be withdrawn")
     void startOnce() {
-        Job job = new Job(null, TestDelivery.of("d"), null);
+        Job job = new Job(null, TestDelivery.of("d"), null, 0);
 
         assertThat(job.start()).isTrue();
         assertThat(job.start()).isFalse();
@@ -42,7 +25,7 @@ class JobTest {
     @Test
     @DisplayName("a withdrawn job cannot start or be settled")
     void withdrawn() {
-        Job job = new Job(null, TestDelivery.of("d"), null);
+        Job job = new Job(null, TestDelivery.of("d"), null, 0);
 
         assertThat(job.withdraw()).isTrue();
         assertThat(job.isWithdrawn()).isTrue();
@@ -53,8 +36,8 @@ class JobTest {
     @Test
     @DisplayName("the right to settle is claimed exactly once, from pending or started")
     void claimOnce() {
-        Job pending = new Job(null, TestDelivery.of("p"), null);
-        Job started = new Job(null, TestDelivery.of("s"), null);
+        Job pending = new Job(null, TestDelivery.of("p"), null, 0);
+        Job started = new Job(null, TestDelivery.of("s"), null, 0);
         started.start();
 
         assertThat(pending.claimSettlement()).isTrue();
@@ -67,7 +50,7 @@ class JobTest {
     @Test
     @DisplayName("a job waiting in place goes back to pending and can start again")
     void requeue() {
-        Job job = new Job(null, TestDelivery.of("d"), null);
+        Job job = new Job(null, TestDelivery.of("d"), null, 0);
         job.start();
 
         job.requeue();
@@ -79,7 +62,7 @@ class JobTest {
     @DisplayName("the right to settle goes to exactly one of many racing threads")
     void claimRace() throws Exception {
         for (int round = 0; round < 200; round++) {
-            Job job = new Job(null, TestDelivery.of("d"), null);
+            Job job = new Job(null, TestDelivery.of("d"), null, 0);
             job.start();
             List<Thread> threads = new ArrayList<>();
             int[] wins = new int[1];
@@ -102,16 +85,16 @@ class JobTest {
     @Test
     @DisplayName("the message id is the shove-message-id header, else the delivery id")
     void messageId() {
-        assertThat(new Job(null, TestDelivery.withHeader("tag-1", ShoveHeaders.MESSAGE_ID, "m-1"), null).messageId())
+        assertThat(new Job(null, TestDelivery.withHeader("tag-1", ShoveHeaders.MESSAGE_ID, "m-1"), null, 0).messageId())
                 .isEqualTo("m-1");
-        assertThat(new Job(null, TestDelivery.of("tag-2"), null).messageId()).isEqualTo("tag-2");
+        assertThat(new Job(null, TestDelivery.of("tag-2"), null, 0).messageId()).isEqualTo("tag-2");
     }
 
     @Test
     @DisplayName("continuations added over several runs run in order")
     void continuationsChain() {
         List<String> ran = new ArrayList<>();
-        Job job = new Job(null, TestDelivery.of("d"), null);
+        Job job = new Job(null, TestDelivery.of("d"), null, 0);
 
         job.addContinuation(null);
         job.addContinuation(() -> ran.add("first"));

@@ -23,6 +23,6 @@ record TestDelivery(String deliveryId, String queue, Map<String, String> headers
         if (key != null) {
             headers.put(ShoveHeaders.SEQUENCE_KEY, key);
         }
-        return new Job(null, new TestDelivery(deliveryId, "orders", headers, new byte[0]), key);
+        return new Job(null, new TestDelivery(deliveryId, "orders", headers, new byte[0]), key, 0);
     }
 }

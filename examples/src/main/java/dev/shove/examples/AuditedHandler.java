@@ -5,7 +5,6 @@ import dev.shove.AuditLog;
 import dev.shove.AuditRecord;
 import dev.shove.AuditSink;
 import dev.shove.Broker;
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
@@ -13,7 +12,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,7 +85,6 @@ public final class AuditedHandler {
         SupervisorOutcome outcome;
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup().withContext(new Billing(Set.of("acme", "globex")));
-            var oneConsumer = ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1));
 
             // region audited
             broker.topology().declare(AuditLog.TOPIC); // the sink publishes to it
@@ -102,11 +99,11 @@ public final class AuditedHandler {
                 table.audit(record);
                 auditLog.audit(record); // a sink that throws turns the outcome into a retry: no delivery goes unaudited
             };
-            group.register(INVOICES, oneConsumer, () -> new InvoiceHandler().audited(both));
+            group.register(INVOICES, () -> new InvoiceHandler().audited(both));
             // endregion audited
 
             // region audit-log-consumer
-            group.register(AuditLog.TOPIC, oneConsumer, () -> (record, meta, billing) -> {
+            group.register(AuditLog.TOPIC, () -> (record, meta, billing) -> {
                 fromTopic.add(record);
                 out.printf(
                         "audit log   : %s %s, payload %s, retryCount %d%n",

@@ -10,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import dev.shove.memory.InMemoryProbe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -65,7 +64,7 @@ public final class AutoscalingGroup {
 
     // region autoscaler
     /** The defaults poll every 5 s, want a wish to last 10 s and wait 30 s between actions; this is a demo. */
-    static final AutoscalerConfig FAST = AutoscalerConfig.custom()
+    static final AutoscalerConfig FAST = AutoscalerConfig.builder()
             .pollInterval(Duration.ofMillis(50)) // how often the queue depth is read
             .hysteresis(Duration.ofMillis(100)) // how long a wish to scale must last before it is acted on
             .cooldown(Duration.ofMillis(150)) // the quiet time after each scaling action
@@ -102,7 +101,7 @@ public final class AutoscalingGroup {
         List<Integer> counts = new ArrayList<>();
         long start = System.nanoTime();
         SupervisorOutcome outcome;
-        try (Broker<InMemory> broker = Broker.custom(InMemoryConfig.ofDefaults())
+        try (Broker<InMemory> broker = Broker.builder(InMemoryConfig.ofDefaults())
                 .meterRegistry(registry)
                 .connect()) {
             InMemoryProbe probe = InMemoryProbe.of(broker);
@@ -110,8 +109,11 @@ public final class AutoscalingGroup {
             // region register
             group.register(
                     THUMBNAILS,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 4).withPrefetch(2))
-                            .withAutoscaler(FAST),
+                    ConsumerGroupConfig.builder()
+                            .consumers(1, 4)
+                            .prefetch(2)
+                            .autoscaler(FAST)
+                            .build(),
                     ThumbnailHandler::new);
             group.start();
             // endregion register

@@ -12,7 +12,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,7 +134,7 @@ public final class BatchInserts {
             var group = broker.consumerGroup().withContext(table);
             group.registerBatch(
                     topic,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1).withPrefetch(1)), // one batch at a time
+                    ConsumerGroupConfig.builder().prefetch(1).build(), // one batch at a time
                     // at most 10 per batch; a batch shove gathers closes 100 ms after its first message
                     BatchOptions.of(MAX_BATCH, Duration.ofMillis(100)),
                     ReadingBatchHandler::new);

@@ -10,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -107,7 +106,7 @@ public final class Broadcast {
         Instance b = new Instance("b", Set.of("log.level", "pool.size"), out);
         Instance c = new Instance("c", all, out);
         List<SupervisorOutcome> outcomes = new ArrayList<>();
-        try (Broker<InMemory> broker = Broker.custom(InMemoryConfig.ofDefaults())
+        try (Broker<InMemory> broker = Broker.builder(InMemoryConfig.ofDefaults())
                 .meterRegistry(registry)
                 .connect()) {
             ConsumerGroup<InMemory, Instance> groupA = subscribe(broker, a);
@@ -160,8 +159,10 @@ public final class Broadcast {
         var group = broker.consumerGroup().withContext(instance);
         group.register(
                 CONFIG_CHANGES,
-                ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1).withPrefetch(1)) // in order, one at a time
-                        .withGroupName("instance-" + instance.name()),
+                ConsumerGroupConfig.builder()
+                        .prefetch(1) // in order, one at a time
+                        .groupName("instance-" + instance.name())
+                        .build(),
                 ConfigHandler::new);
         group.start(); // receives what is published from now on
         return group;

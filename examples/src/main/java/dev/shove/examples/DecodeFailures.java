@@ -12,7 +12,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import dev.shove.memory.InMemoryProbe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -211,7 +210,7 @@ public final class DecodeFailures {
         Desk desk = new Desk(out);
         List<String> deadPayments = new ArrayList<>();
         SupervisorOutcome outcome;
-        try (Broker<InMemory> broker = Broker.custom(InMemoryConfig.ofDefaults())
+        try (Broker<InMemory> broker = Broker.builder(InMemoryConfig.ofDefaults())
                 .meterRegistry(registry)
                 .connect()) {
             InMemoryProbe probe = InMemoryProbe.of(broker);
@@ -219,15 +218,17 @@ public final class DecodeFailures {
             // region register
             group.register(
                     payments,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                                    .withRequiredHeaders("idempotency-key")
-                                    .withHeaderContract(PaymentHeaders.class)) // policy: REJECT, the default
-                            .withoutDeadLetterConsumer(), // keep the unreadable payments, bytes intact, in payments-dlq
+                    ConsumerGroupConfig.builder()
+                            .requiredHeaders("idempotency-key")
+                            .headerContract(PaymentHeaders.class) // policy: REJECT, the default
+                            .noDeadLetterConsumer() // keep the unreadable payments, bytes intact, in payments-dlq
+                            .build(),
                     PaymentHandler::new);
             group.register(
                     clicks,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                            .withDecodeFailurePolicy(DecodeFailurePolicy.SKIP)), // a lost click costs nothing
+                    ConsumerGroupConfig.builder()
+                            .decodeFailurePolicy(DecodeFailurePolicy.SKIP) // a lost click costs nothing
+                            .build(),
                     () -> (click, meta, d) -> {
                         d.print("clicks", click.clickId() + " handled: " + click.page());
                         d.clicks().add(click.clickId());
@@ -235,8 +236,9 @@ public final class DecodeFailures {
                     });
             group.register(
                     ledger,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                            .withDecodeFailurePolicy(DecodeFailurePolicy.RETRY)), // the codec may recover
+                    ConsumerGroupConfig.builder()
+                            .decodeFailurePolicy(DecodeFailurePolicy.RETRY) // the codec may recover
+                            .build(),
                     () -> (entry, meta, d) -> {
                         d.print(
                                 "ledger",

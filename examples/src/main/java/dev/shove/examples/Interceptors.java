@@ -11,7 +11,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -158,7 +157,7 @@ public final class Interceptors {
         Trace trace = new Trace(out);
         Shop shop = new Shop(Set.of("acme", "globex"), trace, null);
         SupervisorOutcome outcome;
-        try (Broker<InMemory> broker = Broker.custom(InMemoryConfig.ofDefaults())
+        try (Broker<InMemory> broker = Broker.builder(InMemoryConfig.ofDefaults())
                 .meterRegistry(registry)
                 .connect()) {
             // region register
@@ -167,10 +166,10 @@ public final class Interceptors {
                     .withInterceptor(TIMING); // around every topic registered after this, outermost
             group.register(
                     ORDERS,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                            .withPrefetch(1)
-                            .withInterceptor(TENANT_GUARD) // then the registration's own, in the order added
-                            .withInterceptor(TENANT_SCOPE)),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .interceptors(TENANT_GUARD, TENANT_SCOPE) // then the registration's own, outermost first
+                            .build(),
                     OrderHandler::new);
             // endregion register
             group.start();

@@ -1,7 +1,6 @@
 package dev.shove.examples;
 
 import dev.shove.Broker;
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -10,7 +9,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,7 +117,7 @@ public final class Quickstart {
         Topic<OrderPaid> orders = ordersTopic(holdDelay);
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup().withContext(shop);
-            group.register(orders, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)), OrderHandler::new);
+            group.register(orders, OrderHandler::new);
 
             broker.publisher().publish(orders, new OrderPaid("o-1", 1299)); // fails once, then succeeds
             broker.publisher().publish(orders, new OrderPaid("o-2", -5)); // rejected to the dead-letter queue

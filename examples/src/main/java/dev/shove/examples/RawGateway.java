@@ -10,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,10 +107,9 @@ public final class RawGateway {
         SupervisorOutcome outcome;
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup().withContext(wire);
-            var oneConsumer =
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1).withPrefetch(1));
-            group.register(LEGACY_FRAMES, oneConsumer, Gateway::new);
-            group.register(MAINFRAME_OUT, oneConsumer, () -> (frame, meta, w) -> {
+            var onePrefetch = ConsumerGroupConfig.builder().prefetch(1).build();
+            group.register(LEGACY_FRAMES, onePrefetch, Gateway::new);
+            group.register(MAINFRAME_OUT, onePrefetch, () -> (frame, meta, w) -> {
                 w.print("received ", frame, "on " + meta.topic());
                 w.received().add(frame);
                 return Outcome.ack();

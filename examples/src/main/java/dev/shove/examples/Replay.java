@@ -10,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * Reading a retained log again: a handler that seeks back to a position it captured, and a new consumer group that
  * starts at the beginning of the log.
  *
- * <p>The in-memory broker keeps its queues as logs here ({@link InMemoryConfig#withRetention}). Topic {@code
+ * <p>The in-memory broker keeps its queues as logs here ({@link InMemoryConfig.Builder#retention}). Topic {@code
  * deposits} holds six deposits to one account, each with the balance the bank computed after it. A projection adds
  * them up and checks its balance against the bank's after every deposit; at each match it takes a checkpoint: the
  * deposit's {@link MessageMetadata#position() position} and the balance before it.
@@ -100,7 +99,7 @@ public final class Replay {
         SupervisorOutcome liveOutcome;
         SupervisorOutcome rebuiltOutcome;
         try (Broker<InMemory> broker =
-                Broker.connect(InMemoryConfig.ofDefaults().withRetention(10_000))) { // queues keep 10,000 messages
+                Broker.connect(InMemoryConfig.builder().retention(10_000).build())) { // queues keep 10,000 messages
             broker.topology().declare(DEPOSITS_TOPIC);
             broker.publisher().publishBatch(DEPOSITS_TOPIC, deposits);
             out.printf("%d deposits in the log; the bank's final balance is %d%n", DEPOSITS, expected);
@@ -109,9 +108,10 @@ public final class Replay {
             var group = broker.consumerGroup().withContext(live);
             group.register(
                     DEPOSITS_TOPIC,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                            .withPrefetch(1) // one deposit at a time: the balance check needs order
-                            .withSeeking()), // handlers may move the subscription
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1) // one deposit at a time: the balance check needs order
+                            .seeking() // handlers may move the subscription
+                            .build(),
                     ProjectionHandler::new);
             // endregion register-seeking
             liveOutcome = group.runUntil(live.reached(expected, DEPOSITS + 2, timeout), Duration.ofSeconds(5));
@@ -120,10 +120,11 @@ public final class Replay {
             var fresh = broker.consumerGroup().withContext(rebuilt);
             fresh.register(
                     DEPOSITS_TOPIC,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)
-                                    .withPrefetch(1)
-                                    .withStartAt(Position.start())) // on every start: from the oldest retained message
-                            .withGroupName("deposits-rebuild"),
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .startAt(Position.start()) // on every start: from the oldest retained message
+                            .groupName("deposits-rebuild")
+                            .build(),
                     ProjectionHandler::new);
             // endregion register-start-at
             rebuiltOutcome = fresh.runUntil(rebuilt.reached(expected, DEPOSITS, timeout), Duration.ofSeconds(5));
@@ -135,8 +136,7 @@ public final class Replay {
                     .withContext(rebuilt)
                     .register(
                             DEPOSITS_TOPIC,
-                            ConsumerGroupConfig.of(
-                                    InMemoryConsumerGroupConfig.of(1, 1).withSeeking()),
+                            ConsumerGroupConfig.builder().seeking().build(),
                             ProjectionHandler::new);
             refusal = "(not refused)";
         } catch (IllegalArgumentException e) {

@@ -1,7 +1,6 @@
 package dev.shove.examples;
 
 import dev.shove.Broker;
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -10,7 +9,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -167,9 +165,8 @@ public final class Replies {
         SupervisorOutcome outcome;
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup().withContext(pricing);
-            var oneConsumer = ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1));
-            group.register(PRICE_REQUESTS, oneConsumer, PricingHandler::new);
-            group.register(PRICE_QUOTES, oneConsumer, shop::quotes);
+            group.register(PRICE_REQUESTS, PricingHandler::new);
+            group.register(PRICE_QUOTES, shop::quotes);
             group.start();
 
             List<PriceRequest> requests = List.of(

@@ -1,7 +1,6 @@
 package dev.shove.examples;
 
 import dev.shove.Broker;
-import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -11,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,7 +126,7 @@ public final class SequencedOrders {
         SupervisorOutcome outcome;
         try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
             var group = broker.consumerGroup().withContext(timeline);
-            group.register(topic, ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)), OrderEventHandler::new);
+            group.register(topic, OrderEventHandler::new);
             List<OrderEvent> events = new ArrayList<>();
             for (int i = 0; i < STEPS.size(); i++) {
                 events.add(new OrderEvent("A", i + 1, STEPS.get(i)));

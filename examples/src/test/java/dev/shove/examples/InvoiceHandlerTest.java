@@ -13,7 +13,6 @@ import dev.shove.examples.AuditedHandler.Invoice;
 import dev.shove.examples.AuditedHandler.InvoiceHandler;
 import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
-import dev.shove.memory.InMemoryConsumerGroupConfig;
 import dev.shove.memory.InMemoryProbe;
 import java.time.Duration;
 import java.util.Map;
@@ -46,8 +45,9 @@ class InvoiceHandlerTest {
             var group = broker.consumerGroup().withContext(new Billing(Set.of("acme")));
             group.register(
                     AuditedHandler.INVOICES,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1))
-                            .withoutDeadLetterConsumer(), // leave dead letters in the DLQ for the probe to read
+                    ConsumerGroupConfig.builder()
+                            .noDeadLetterConsumer()
+                            .build(), // leave dead letters in the DLQ for the probe to read
                     InvoiceHandler::new);
             group.start();
 
@@ -74,7 +74,7 @@ class InvoiceHandlerTest {
             var group = broker.consumerGroup().withContext(new Billing(Set.of("acme")));
             group.register(
                     AuditedHandler.INVOICES,
-                    ConsumerGroupConfig.of(InMemoryConsumerGroupConfig.of(1, 1)).withoutDeadLetterConsumer(),
+                    ConsumerGroupConfig.builder().noDeadLetterConsumer().build(),
                     InvoiceHandler::new);
             group.start();
 

@@ -11,7 +11,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.kafka.Kafka;
 import dev.shove.kafka.KafkaConfig;
-import dev.shove.kafka.KafkaConsumerGroupConfig;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -55,8 +54,10 @@ public final class KafkaQuickstart {
             var group = broker.consumerGroup();
             group.register(
                     orders,
-                    ConsumerGroupConfig.of(
-                            KafkaConsumerGroupConfig.of(1, 2).withHandlerTimeout(Duration.ofSeconds(10))),
+                    ConsumerGroupConfig.builder()
+                            .consumers(1, 2)
+                            .handlerTimeout(Duration.ofSeconds(10))
+                            .build(),
                     // endregion connect
                     () -> new MessageHandler<OrderPaid, NoContext>() {
                         @Override

@@ -10,7 +10,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.rabbitmq.RabbitMq;
 import dev.shove.rabbitmq.RabbitMqConfig;
-import dev.shove.rabbitmq.RabbitMqConsumerGroupConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Set;
@@ -94,11 +93,12 @@ public final class RabbitMqQuickstart {
         // endregion handler
 
         // region journey
-        try (Broker<RabbitMq> broker = Broker.connect(RabbitMqConfig.of(uri).withConnectionName("shove-quickstart"))) {
+        try (Broker<RabbitMq> broker = Broker.connect(
+                RabbitMqConfig.builder(uri).connectionName("shove-quickstart").build())) {
             broker.topology().declare(orders); // idempotent: creates the durable queues once
 
             var group = broker.consumerGroup().withContext(out);
-            group.register(orders, ConsumerGroupConfig.of(RabbitMqConsumerGroupConfig.of(1, 2)), () -> handler);
+            group.register(orders, ConsumerGroupConfig.of(1, 2), () -> handler);
 
             broker.publisher().publish(orders, new OrderPaid("o-1", 1299)); // fails once, then succeeds
             broker.publisher().publish(orders, new OrderPaid("o-2", -5)); // rejected to the dead-letter queue

@@ -1,4 +1,4 @@
-package dev.shove.internal;
+package dev.shove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,8 @@
-package dev.shove.internal;
+package dev.shove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.shove.ScalingDecision;
-import dev.shove.ScalingMetrics;
-import dev.shove.ScalingStrategy;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

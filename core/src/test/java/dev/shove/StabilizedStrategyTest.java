@@ -1,10 +1,7 @@
-package dev.shove.internal;
+package dev.shove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shove.ScalingDecision;
-import dev.shove.ScalingMetrics;
-import dev.shove.ScalingStrategy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,16 +1,16 @@
-package dev.shove.internal;
+package dev.shove;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
 
 /** Broker-side names derived from a topic: one place, so every backend names things alike. */
-public final class Naming {
+final class Naming {
     private static final Pattern VALID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
 
     private Naming() {}
 
     /** The name of a hold tier: {@code {queue}-hold-{compact delay}}. */
-    public static String holdQueue(String queue, Duration delay) {
+    static String holdQueue(String queue, Duration delay) {
         return queue + "-hold-" + compact(delay);
     }
 
@@ -18,7 +18,7 @@ public final class Naming {
      * A duration in the largest unit that expresses it exactly: {@code 500ms}, {@code 5s}, {@code 90s}, {@code 2m},
      * {@code 1h}. Sub-second tiers therefore never collide with each other or with whole seconds.
      */
-    public static String compact(Duration d) {
+    static String compact(Duration d) {
         long ms = d.toMillis();
         if (ms % 1000 != 0) {
             return ms + "ms";
@@ -38,7 +38,7 @@ public final class Naming {
      * Checks that a name is usable on every supported broker: 1 to 200 characters of letters, digits, {@code .},
      * {@code _} and {@code -}, starting with a letter or digit.
      */
-    public static String requireValidName(String name, String what) {
+    static String requireValidName(String name, String what) {
         if (name == null || !VALID.matcher(name).matches()) {
             throw new IllegalArgumentException(("%s '%s' is not usable on every broker: use 1 to 200 letters, digits,"
                             + " '.', '_' or '-', starting with a letter or digit")

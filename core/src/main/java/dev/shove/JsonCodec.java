@@ -1,4 +1,4 @@
-package dev.shove.internal;
+package dev.shove;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -9,13 +9,14 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.shove.Codec;
 
 /** The default codec: JSON through Jackson, with readers and writers resolved once per type. */
-public final class JsonCodec<M> implements Codec<M> {
+final class JsonCodec<M> implements Codec<M> {
 
     /**
-     * Shared by every JSON topic that does not bring its own mapper; configured once, then only read. Dates are
+     * Behind every JSON topic that does not bring its own mapper, and shove's own JSON (audit records, header
+     * contracts); configured here once, then only read, and never handed out: a topic that wants another
+     * configuration passes its own mapper to {@link Codec#json(Class, ObjectMapper)}. Dates are
      * ISO-8601 text, and an {@code OffsetDateTime} keeps the offset it was published with (Jackson would otherwise
      * move it to UTC on decode, so a message would not equal itself after a round trip). A {@link dev.shove.Position}
      * is written with its kind, so that it reads back (see {@link PositionJson}).
@@ -38,21 +39,16 @@ public final class JsonCodec<M> implements Codec<M> {
         this.name = "json(" + type.toCanonical() + ")";
     }
 
-    public static <M> JsonCodec<M> of(Class<M> type) {
+    static <M> JsonCodec<M> of(Class<M> type) {
         return of(type, DEFAULT_MAPPER);
     }
 
-    public static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
+    static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
         return new JsonCodec<>(mapper, mapper.constructType(type));
     }
 
-    public static <M> JsonCodec<M> of(TypeReference<M> type) {
+    static <M> JsonCodec<M> of(TypeReference<M> type) {
         return new JsonCodec<>(DEFAULT_MAPPER, DEFAULT_MAPPER.constructType(type));
-    }
-
-    /** The mapper shove uses for its own JSON (audit records); never reconfigure it. */
-    public static ObjectMapper sharedMapper() {
-        return DEFAULT_MAPPER;
     }
 
     @Override

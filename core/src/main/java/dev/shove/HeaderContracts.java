@@ -1,4 +1,4 @@
-package dev.shove.internal;
+package dev.shove;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Constructor;
@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /** Parses message headers into a record "header contract" (see {@code MessageMetadata.headersAs}). */
-public final class HeaderContracts {
-    private static final ObjectMapper MAPPER = JsonCodec.sharedMapper();
+final class HeaderContracts {
+    private static final ObjectMapper MAPPER = JsonCodec.DEFAULT_MAPPER;
 
     private record Shape(RecordComponent[] components, Constructor<?> constructor) {}
 
@@ -37,7 +37,7 @@ public final class HeaderContracts {
 
     private HeaderContracts() {}
 
-    public static <H extends Record> H parse(Map<String, String> headers, Class<H> contract) {
+    static <H extends Record> H parse(Map<String, String> headers, Class<H> contract) {
         Shape shape = SHAPES.get(contract);
         Object[] args = new Object[shape.components().length];
         for (int i = 0; i < args.length; i++) {

@@ -1,16 +1,15 @@
-package dev.shove.internal;
+package dev.shove;
 
-import dev.shove.DeadMessageMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The default {@code handleDead}: say that a dead letter arrived and nobody looks at it. */
-public final class DeadLetters {
+final class DeadLetters {
     private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
 
     private DeadLetters() {}
 
-    public static void logUnreadable(int size, DeadMessageMetadata metadata) {
+    static void logUnreadable(int size, DeadMessageMetadata metadata) {
         log.warn(
                 "dead letter {} of topic '{}' ({} bytes) cannot be decoded and is dropped (reason: {}, original queue:"
                         + " {}); implement handleUnreadableDead to keep such messages",
@@ -21,7 +20,7 @@ public final class DeadLetters {
                 metadata.originalQueue());
     }
 
-    public static void logUnhandled(DeadMessageMetadata metadata) {
+    static void logUnhandled(DeadMessageMetadata metadata) {
         log.warn(
                 "dead letter {} of topic '{}' received and acknowledged; no handleDead is implemented (reason: {},"
                         + " original queue: {}, death count: {})",

@@ -1,8 +1,5 @@
-package dev.shove.internal;
+package dev.shove;
 
-import dev.shove.ScalingDecision;
-import dev.shove.ScalingMetrics;
-import dev.shove.ScalingStrategy;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,7 +10,7 @@ import java.util.function.LongSupplier;
  * follows another within the cooldown. A hold, or a wish in the other direction, restarts the wait. State is kept
  * per group; the clock is injected so tests need no sleeps.
  */
-public final class StabilizedStrategy implements ScalingStrategy {
+final class StabilizedStrategy implements ScalingStrategy {
     private final ScalingStrategy inner;
     private final long hysteresisNanos;
     private final long cooldownNanos;
@@ -33,7 +30,7 @@ public final class StabilizedStrategy implements ScalingStrategy {
         long lastScaledAt;
     }
 
-    public StabilizedStrategy(ScalingStrategy inner, Duration hysteresis, Duration cooldown, LongSupplier nanoTime) {
+    StabilizedStrategy(ScalingStrategy inner, Duration hysteresis, Duration cooldown, LongSupplier nanoTime) {
         this.inner = inner;
         this.hysteresisNanos = hysteresis.toNanos();
         this.cooldownNanos = cooldown.toNanos();

@@ -1,14 +1,9 @@
-package dev.shove.internal;
+package dev.shove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.shove.AuditLog;
-import dev.shove.AuditRecord;
-import dev.shove.MessageMetadata;
-import dev.shove.Outcome;
-import dev.shove.Position;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;

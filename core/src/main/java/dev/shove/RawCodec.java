@@ -1,10 +1,8 @@
-package dev.shove.internal;
-
-import dev.shove.Codec;
+package dev.shove;
 
 /** The identity codec: bytes in, the same bytes out. */
-public final class RawCodec implements Codec<byte[]> {
-    public static final RawCodec INSTANCE = new RawCodec();
+final class RawCodec implements Codec<byte[]> {
+    static final RawCodec INSTANCE = new RawCodec();
 
     private RawCodec() {}
 

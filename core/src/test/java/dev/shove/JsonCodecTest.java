@@ -1,4 +1,4 @@
-package dev.shove.internal;
+package dev.shove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.shove.Codec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,15 +1,9 @@
-package dev.shove.internal;
+package dev.shove;
 
-import dev.shove.AuditLog;
-import dev.shove.AuditRecord;
-import dev.shove.AuditSink;
-import dev.shove.HandlerInterceptor;
-import dev.shove.Invocation;
-import dev.shove.MessageMetadata;
-import dev.shove.Outcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -24,14 +18,14 @@ import org.slf4j.LoggerFactory;
  * unaudited; with an audit timeout, a slow sink is abandoned and the original outcome kept. The audit log topic
  * itself is never audited. A handler that throws is recorded as a retry, and the exception goes on.
  */
-public final class AuditInterceptor implements HandlerInterceptor {
+final class AuditInterceptor implements HandlerInterceptor {
     private static final Logger log = LoggerFactory.getLogger(AuditInterceptor.class);
 
     private final AuditSink<Object> sink;
     private final @Nullable Duration auditTimeout;
 
     @SuppressWarnings("unchecked")
-    public AuditInterceptor(AuditSink<?> sink, @Nullable Duration auditTimeout) {
+    AuditInterceptor(AuditSink<?> sink, @Nullable Duration auditTimeout) {
         this.sink = (AuditSink<Object>) Objects.requireNonNull(sink, "sink");
         if (auditTimeout != null && (auditTimeout.isNegative() || auditTimeout.isZero())) {
             throw new IllegalArgumentException("audit timeout must be positive, was " + auditTimeout);
@@ -59,7 +53,8 @@ public final class AuditInterceptor implements HandlerInterceptor {
             outcome = Outcome.retry();
         }
         long durationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        String traceId = metadata.header(AuditRecord.TRACE_ID_HEADER).orElseGet(Ids::newMessageId);
+        String traceId = metadata.header(AuditRecord.TRACE_ID_HEADER)
+                .orElseGet(() -> UUID.randomUUID().toString());
         AuditRecord<Object> record = new AuditRecord<>(
                 traceId,
                 metadata.topic(),

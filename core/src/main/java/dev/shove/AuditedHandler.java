@@ -1,15 +1,10 @@
-package dev.shove.internal;
+package dev.shove;
 
-import dev.shove.AuditSink;
-import dev.shove.DeadMessageMetadata;
-import dev.shove.MessageHandler;
-import dev.shove.MessageMetadata;
-import dev.shove.Outcome;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /** A handler wrapped in an {@link AuditInterceptor}: what {@link MessageHandler#audited} returns. */
-public final class AuditedHandler<T, C> implements MessageHandler<T, C> {
+final class AuditedHandler<T, C> implements MessageHandler<T, C> {
     private final MessageHandler<T, C> inner;
     private final AuditInterceptor audit;
 
@@ -18,7 +13,7 @@ public final class AuditedHandler<T, C> implements MessageHandler<T, C> {
         this.audit = audit;
     }
 
-    public static <T, C> MessageHandler<T, C> wrap(
+    static <T, C> MessageHandler<T, C> wrap(
             MessageHandler<T, C> inner, AuditSink<? super T> sink, @Nullable Duration auditTimeout) {
         return new AuditedHandler<>(inner, new AuditInterceptor(sink, auditTimeout));
     }

@@ -1,4 +1,4 @@
-package dev.shove.internal;
+package dev.shove;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-import dev.shove.Position;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,15 +1,11 @@
-package dev.shove.internal;
-
-import dev.shove.ScalingDecision;
-import dev.shove.ScalingMetrics;
-import dev.shove.ScalingStrategy;
+package dev.shove;
 
 /** Scales by one step when the backlog crosses a multiple of capacity. Stateless. */
-public final class ThresholdStrategy implements ScalingStrategy {
+final class ThresholdStrategy implements ScalingStrategy {
     private final double up;
     private final double down;
 
-    public ThresholdStrategy(double up, double down) {
+    ThresholdStrategy(double up, double down) {
         if (!(down >= 0 && down < up)) {
             throw new IllegalArgumentException(
                     "threshold multipliers must satisfy 0 <= down (%s) < up (%s)".formatted(down, up));

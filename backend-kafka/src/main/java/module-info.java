@@ -1,0 +1,7 @@
+/** shove's Kafka backend, over kafka-clients. */
+module dev.shove.kafka {
+    requires transitive dev.shove;
+    requires kafka.clients;
+
+    exports dev.shove.kafka;
+}

@@ -1,0 +1,6 @@
+/** shove's in-process broker: the reference backend, for tests, examples and single-process use. */
+module dev.shove.memory {
+    requires transitive dev.shove;
+
+    exports dev.shove.memory;
+}

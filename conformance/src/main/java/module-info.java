@@ -1,0 +1,17 @@
+/**
+ * shove's conformance kit: the contract tests every backend runs against its real broker. JUnit instantiates the
+ * kit's nested contract classes and Jackson reads its test message, so the package is open to both.
+ */
+module dev.shove.conformance {
+    requires transitive dev.shove;
+    requires transitive org.junit.jupiter.api;
+    requires org.junit.jupiter.params;
+    requires org.assertj.core;
+    requires awaitility;
+
+    exports dev.shove.conformance;
+
+    opens dev.shove.conformance to
+            org.junit.platform.commons,
+            com.fasterxml.jackson.databind;
+}

@@ -1,0 +1,383 @@
+package dev.shove.internal;
+
+import dev.shove.AutoscalerConfig;
+import dev.shove.BackendGroupSettings;
+import dev.shove.BatchMessageHandler;
+import dev.shove.DeadMessageMetadata;
+import dev.shove.HandlerInterceptor;
+import dev.shove.MessageHandler;
+import dev.shove.ScalingDecision;
+import dev.shove.ScalingMetrics;
+import dev.shove.ScalingStrategy;
+import dev.shove.SupervisorOutcome;
+import dev.shove.Topic;
+import dev.shove.spi.QueueStats;
+import dev.shove.spi.SubscriptionRequest;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumers of one registration (a topic on a group or supervisor): between min and max main consumers, plus one
+ * dead-letter consumer when the topic has a DLQ; their lifecycle, scaling and the autoscaler loop. Every consumer
+ * runs the registration's one {@link DeliveryPipeline} with a flow of its own (its own handler instance).
+ */
+final class ConsumerPool<T, C> {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerPool.class);
+
+    final Topic<T> topic;
+    private final String group;
+    private final String metricGroup;
+    private final int min;
+    private final int max;
+    private final DeliveryPipeline<T, C> pipeline;
+    private final HandlerSpec<T, C> handlers;
+    private final List<HandlerInterceptor> interceptors;
+    private final @Nullable AutoscalerConfig autoscaler;
+    private final boolean deadLetterConsumer;
+    private final @Nullable BackendGroupSettings backendSettings;
+    private final EngineContext engineContext;
+    private final List<ConsumerEngine> consumers = new CopyOnWriteArrayList<>();
+    private final List<ConsumerEngine> stopped = new CopyOnWriteArrayList<>();
+    private @Nullable ConsumerEngine deadLetters;
+    private @Nullable Thread autoscalerThread;
+    private int sequence;
+    private boolean started;
+    private volatile boolean stopping;
+
+    ConsumerPool(
+            DeliveryPipeline<T, C> pipeline,
+            String group,
+            String metricGroup,
+            int min,
+            int max,
+            @Nullable AutoscalerConfig autoscaler,
+            boolean deadLetterConsumer,
+            @Nullable BackendGroupSettings backendSettings,
+            HandlerSpec<T, C> handlers,
+            List<HandlerInterceptor> interceptors,
+            EngineContext engineContext) {
+        this.pipeline = pipeline;
+        this.topic = pipeline.topic;
+        this.group = group;
+        this.metricGroup = metricGroup;
+        this.min = min;
+        this.max = max;
+        this.autoscaler = autoscaler;
+        this.deadLetterConsumer = deadLetterConsumer && topic.dlq().isPresent();
+        this.backendSettings = backendSettings;
+        this.handlers = handlers;
+        this.interceptors = interceptors;
+        this.engineContext = engineContext;
+    }
+
+    synchronized void start() {
+        if (started) {
+            return;
+        }
+        started = true;
+        for (int i = 0; i < min; i++) {
+            addConsumer();
+        }
+        if (deadLetterConsumer) {
+            SubscriptionRequest request = new SubscriptionRequest(
+                    topic,
+                    SubscriptionRequest.Source.DEAD_LETTER,
+                    group,
+                    topic.name() + "-dlq-" + group,
+                    pipeline.options.prefetch(),
+                    null,
+                    handlerTimeout(),
+                    backendSettings);
+            ConsumerEngine engine = new ConsumerEngine(
+                    request.consumerId(),
+                    engineContext,
+                    request,
+                    new DeadLetterFlow<>(pipeline, deadHandler()),
+                    pipeline.options.prefetch(),
+                    pipeline.timeoutNanos,
+                    false,
+                    null,
+                    pipeline.deadMeters);
+            engine.start();
+            deadLetters = engine;
+        }
+        if (autoscaler != null) {
+            AutoscalerConfig config = autoscaler;
+            autoscalerThread =
+                    Thread.ofVirtual().name("shove-autoscaler-" + topic.name()).start(() -> autoscale(config));
+        }
+        log.info(
+                "consumer group '{}' started on topic '{}' with {} consumer(s) (min {}, max {}){}",
+                group,
+                topic.name(),
+                consumers.size(),
+                min,
+                max,
+                autoscaler != null ? ", autoscaling" : "");
+    }
+
+    private <H> H fromFactory(Supplier<? extends H> factory) {
+        return Objects.requireNonNull(
+                factory.get(), () -> "the handler factory of topic '" + topic.name() + "' returned null");
+    }
+
+    /** The dead-letter handler: the handleDead of a handler made for the purpose. */
+    private DeadLetterFlow.DeadHandler<T, C> deadHandler() {
+        return switch (handlers) {
+            case HandlerSpec.Single<T, C> single -> {
+                MessageHandler<T, ? super C> h = fromFactory(single.factory());
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
+            }
+            case HandlerSpec.Batch<T, C> batch -> {
+                BatchMessageHandler<T, ? super C> h = fromFactory(batch.factory());
+                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
+            }
+        };
+    }
+
+    @FunctionalInterface
+    private interface Dead<T, C> {
+        void accept(T message, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface UnreadableDead<C> {
+        void accept(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception;
+    }
+
+    private static <T, C> DeadLetterFlow.DeadHandler<T, C> deadHandler(
+            Dead<T, ? super C> dead, UnreadableDead<? super C> unreadable, Class<?> handlerClass) {
+        boolean drops = !overridesUnreadable(handlerClass);
+        return new DeadLetterFlow.DeadHandler<>() {
+            @Override
+            public void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
+                dead.accept(message, metadata, context);
+            }
+
+            @Override
+            public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
+                unreadable.accept(payload, metadata, context);
+            }
+
+            @Override
+            public boolean dropsUnreadable() {
+                return drops;
+            }
+        };
+    }
+
+    /** Whether a handler class implements handleUnreadableDead itself (rather than keeping the dropping default). */
+    private static boolean overridesUnreadable(Class<?> handlerClass) {
+        for (Class<?> c = handlerClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals("handleUnreadableDead") && !m.isBridge() && !m.isSynthetic()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private Flow mainFlow() {
+        return switch (handlers) {
+            case HandlerSpec.Single<T, C> single -> {
+                List<HandlerInterceptor> chain = new ArrayList<>(interceptors.size() + 1);
+                chain.add(new MetricsInterceptor(pipeline.meters)); // outermost: counts what the whole chain decided
+                chain.addAll(interceptors);
+                yield new MainFlow<>(pipeline, new InterceptorChain<T, C>(topic, chain, fromFactory(single.factory())));
+            }
+            case HandlerSpec.Batch<T, C> batch -> new BatchFlow<>(pipeline, fromFactory(batch.factory()));
+        };
+    }
+
+    private int window() {
+        if (handlers instanceof HandlerSpec.Batch<T, C> batch) {
+            return pipeline.options.prefetch() * batch.options().maxBatchSize();
+        }
+        int prefetch = pipeline.options.prefetch();
+        return topic.isSequenced() ? prefetch + pipeline.options.laneBuffer() : prefetch;
+    }
+
+    private @Nullable Duration handlerTimeout() {
+        return pipeline.timeoutNanos > 0 ? Duration.ofNanos(pipeline.timeoutNanos) : null;
+    }
+
+    /** Adds and starts one main consumer; the caller holds the lock. */
+    private void addConsumer() {
+        String id = topic.name() + "-" + sequence++;
+        SubscriptionRequest request = new SubscriptionRequest(
+                topic,
+                SubscriptionRequest.Source.MAIN,
+                group,
+                id,
+                window(),
+                pipeline.options.startAt().orElse(null),
+                handlerTimeout(),
+                backendSettings);
+        ConsumerEngine engine = new ConsumerEngine(
+                id,
+                engineContext,
+                request,
+                mainFlow(),
+                pipeline.options.prefetch(),
+                pipeline.timeoutNanos,
+                topic.isSequenced(),
+                handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null,
+                pipeline.meters);
+        engine.start();
+        consumers.add(engine);
+    }
+
+    synchronized boolean scaleUp() {
+        pruneFailed();
+        if (!started || stopping) {
+            return false;
+        }
+        if (consumers.size() >= max) {
+            log.debug("scaleUp of topic '{}' rejected: at max capacity ({})", topic.name(), max);
+            return false;
+        }
+        addConsumer();
+        log.info("scaled up topic '{}' to {} consumer(s)", topic.name(), consumers.size());
+        return true;
+    }
+
+    boolean scaleDown() {
+        ConsumerEngine victim = null;
+        synchronized (this) {
+            pruneFailed();
+            if (!started || stopping) {
+                return false;
+            }
+            if (consumers.size() <= min) {
+                log.debug("scaleDown of topic '{}' rejected: at min capacity ({})", topic.name(), min);
+                return false;
+            }
+            for (int i = consumers.size() - 1; i >= 0; i--) {
+                if (consumers.get(i).isIdle()) {
+                    victim = consumers.remove(i);
+                    break;
+                }
+            }
+            if (victim == null) {
+                log.debug(
+                        "scaleDown of topic '{}' rejected: all {} consumers are busy", topic.name(), consumers.size());
+                return false;
+            }
+            stopped.add(victim);
+        }
+        victim.stop(System.nanoTime() + Duration.ofSeconds(30).toNanos());
+        log.info("scaled down topic '{}' to {} consumer(s)", topic.name(), activeConsumers());
+        return true;
+    }
+
+    int activeConsumers() {
+        int n = 0;
+        for (ConsumerEngine c : consumers) {
+            if (c.failure() == null && !c.isStopped()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void pruneFailed() {
+        for (ConsumerEngine c : consumers) {
+            if (c.failure() != null) {
+                consumers.remove(c);
+                stopped.add(c);
+            }
+        }
+    }
+
+    private void autoscale(AutoscalerConfig config) {
+        ScalingStrategy strategy = config.effectiveStrategy();
+        Metrics metrics = engineContext.services().metrics();
+        while (!stopping) {
+            try {
+                Thread.sleep(config.pollInterval());
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (stopping) {
+                return;
+            }
+            try {
+                QueueStats stats = engineContext.services().transport().stats(topic);
+                long running =
+                        consumers.stream().mapToLong(ConsumerEngine::running).sum();
+                ScalingMetrics m = new ScalingMetrics(
+                        stats.ready(),
+                        Math.max(stats.inFlight(), running),
+                        activeConsumers(),
+                        pipeline.options.prefetch());
+                ScalingDecision decision = strategy.evaluate(group, m);
+                metrics.autoscalerDecision(metricGroup, decision.direction()).increment();
+                for (int i = 0; i < decision.delta() && scaleUp(); i++) {
+                    // one step at a time, stopping at max
+                }
+                for (int i = 0; i < -decision.delta() && scaleDown(); i++) {
+                    // one step at a time, stopping at min or when no consumer is idle
+                }
+            } catch (RuntimeException e) {
+                log.warn("autoscaler of topic '{}' could not read the queue depth: {}", topic.name(), e.toString());
+            }
+        }
+    }
+
+    /** Stops every consumer of this registration by the deadline and tallies how they ended. */
+    SupervisorOutcome stop(long deadlineNanos) {
+        List<ConsumerEngine> all;
+        synchronized (this) {
+            stopping = true;
+            all = new ArrayList<>(consumers);
+            if (deadLetters != null) {
+                all.add(deadLetters);
+            }
+        }
+        Thread scaler = autoscalerThread;
+        if (scaler != null) {
+            scaler.interrupt();
+        }
+        List<Thread> stoppers = new ArrayList<>();
+        boolean[] timedOut = new boolean[all.size()];
+        for (int i = 0; i < all.size(); i++) {
+            int index = i;
+            ConsumerEngine engine = all.get(i);
+            stoppers.add(Thread.ofVirtual()
+                    .name("shove-stop-" + engine.consumerId)
+                    .start(() -> timedOut[index] = engine.stop(deadlineNanos)));
+        }
+        boolean anyTimedOut = false;
+        for (int i = 0; i < stoppers.size(); i++) {
+            try {
+                stoppers.get(i).join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                anyTimedOut = true;
+                break;
+            }
+            anyTimedOut |= timedOut[i];
+        }
+        int errors = 0;
+        for (ConsumerEngine c : all) {
+            if (c.failure() != null) {
+                errors++;
+            }
+        }
+        for (ConsumerEngine c : stopped) {
+            if (c.failure() != null) {
+                errors++;
+            }
+        }
+        return new SupervisorOutcome(errors, 0, anyTimedOut);
+    }
+}

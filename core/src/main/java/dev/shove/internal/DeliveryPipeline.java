@@ -1,0 +1,393 @@
+package dev.shove.internal;
+
+import dev.shove.ConsumerOptions;
+import dev.shove.DecodeFailurePolicy;
+import dev.shove.MessageMetadata;
+import dev.shove.Outcome;
+import dev.shove.Position;
+import dev.shove.SequenceFailure;
+import dev.shove.Topic;
+import dev.shove.internal.DeliveryPolicy.Decision;
+import dev.shove.spi.Delivery;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.WireHeaders;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens to a message of one registration around its handler, shared by all of the registration's consumers:
+ * the checks before the handler (due time, poisoned key, retry budget, size), decoding and header checks, turning
+ * what the handler did into an outcome, replies, and the verdict the {@link DeliveryPolicy} gives, logged and
+ * counted. The flows call it in that order and hand the verdict to the engine. Thread-safe.
+ */
+final class DeliveryPipeline<T, C> {
+    private static final Logger log = LoggerFactory.getLogger(DeliveryPipeline.class);
+
+    /** A copy released this much before its due time counts as due: broker timers and host clocks jitter. */
+    static final long NOT_BEFORE_TOLERANCE_MS = 50;
+
+    final Topic<T> topic;
+    final ConsumerOptions options;
+    final C context;
+    final DeliveryPolicy policy;
+    final Metrics.ConsumerMeters meters;
+    final Metrics.ConsumerMeters deadMeters;
+    final long timeoutNanos;
+    private final Outcome timeoutOutcome;
+    private final int maxMessageSize;
+    private final boolean failAll;
+    private final Set<String> poisoned = ConcurrentHashMap.newKeySet();
+    private final EngineContext engine;
+    private final WireHeaders wireHeaders;
+
+    DeliveryPipeline(
+            Topic<T> topic,
+            String metricGroup,
+            ConsumerOptions options,
+            C context,
+            @Nullable Duration defaultHandlerTimeout,
+            EngineContext engine) {
+        this.topic = topic;
+        this.options = options;
+        this.context = context;
+        this.engine = engine;
+        BrokerServices services = engine.services();
+        this.wireHeaders = services.wireHeaders();
+        this.policy =
+                new DeliveryPolicy(topic, options.maxRetries(), services.capabilities(), options.decodeFailurePolicy());
+        this.meters = services.metrics().consumer(topic.name(), metricGroup);
+        this.deadMeters = topic.dlq()
+                .map(dlq -> services.metrics().consumer(dlq, metricGroup))
+                .orElse(meters);
+        this.timeoutNanos = options.resolveHandlerTimeout(defaultHandlerTimeout)
+                .map(Duration::toNanos)
+                .orElse(0L);
+        this.timeoutOutcome = options.handlerTimeoutOutcome();
+        this.maxMessageSize = options.maxMessageSize().orElse(0);
+        this.failAll = topic.sequencing()
+                .map(s -> s.onFailure() == SequenceFailure.FAIL_ALL)
+                .orElse(false);
+    }
+
+    /** A message that cannot be read: its payload does not decode, or a required header is missing or bad. */
+    static final class Unreadable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String detail) {
+            super(detail, null, false, false);
+        }
+    }
+
+    // ---------------------------------------------------------------- before the handler
+
+    /** The checks before decoding: due time, poisoned key, retry budget, size. Null when the message may run. */
+    @Nullable
+    Decision admit(Job job) {
+        byte[] payload = job.delivery.payload();
+        meters.size(payload.length);
+        long remaining = wireHeaders.remainingMillis(job.delivery.headers(), System.currentTimeMillis());
+        if (remaining > NOT_BEFORE_TOLERANCE_MS) {
+            return policy.notYetDue(Duration.ofMillis(remaining), job.retryCount);
+        }
+        if (failAll && poisoned.contains(laneKey(job))) {
+            return policy.poisoned(job.retryCount);
+        }
+        if (job.retryCount > policy.maxRetries()) {
+            return policy.overBudget(job.retryCount);
+        }
+        if (maxMessageSize > 0 && payload.length > maxMessageSize) {
+            meters.failed("oversize");
+            return policy.oversize(payload.length, maxMessageSize, job.retryCount);
+        }
+        return null;
+    }
+
+    /**
+     * Decodes the payload and checks the required headers and the header contract. A codec that throws anything but
+     * a {@link VirtualMachineError} (a {@link StackOverflowError} from deeply nested input excepted, which is the
+     * input's fault) makes the message unreadable; a virtual machine error goes on up to the engine.
+     */
+    T decode(Job job) throws Unreadable {
+        T message;
+        try {
+            message = topic.codec().decode(job.delivery.payload());
+        } catch (StackOverflowError e) {
+            meters.failed("decode");
+            throw new Unreadable(topic.codec().name() + ": " + firstLine(e));
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            meters.failed("decode");
+            throw new Unreadable(topic.codec().name() + ": " + firstLine(e));
+        }
+        Map<String, String> headers = job.delivery.headers();
+        for (String required : options.requiredHeaders()) {
+            if (!headers.containsKey(required)) {
+                meters.failed("decode");
+                throw new Unreadable("required header '" + required + "' is missing");
+            }
+        }
+        Class<? extends Record> contract = options.headerContract().orElse(null);
+        if (contract != null) {
+            try {
+                metadata(job).headersAs(contract);
+            } catch (IllegalArgumentException e) {
+                meters.failed("decode");
+                throw new Unreadable(String.valueOf(e.getMessage()));
+            }
+        }
+        return message;
+    }
+
+    /** The decision for a message that cannot be read; logged here when the policy retries it (others log later). */
+    Decision unreadable(Job job, Unreadable e) {
+        if (options.decodeFailurePolicy() == DecodeFailurePolicy.RETRY) {
+            log.warn(
+                    "message {} of topic '{}' cannot be read ({}); retrying it (decode-failure policy RETRY)",
+                    job.messageId(),
+                    topic.name(),
+                    e.getMessage());
+        }
+        return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount);
+    }
+
+    /** The metadata of a delivery; in-place reruns add to the broker's delivery count. */
+    MessageMetadata metadata(Job job) {
+        Delivery d = job.delivery;
+        int count = d.deliveryCount();
+        return new MessageMetadata(
+                topic.name(),
+                job.retryCount,
+                d.deliveryId(),
+                d.redelivered(),
+                count > 0 ? OptionalInt.of(count + job.runs) : OptionalInt.empty(),
+                d.headers(),
+                d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
+                d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
+                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty(),
+                Optional.ofNullable(d.position()));
+    }
+
+    // ---------------------------------------------------------------- after the handler
+
+    /** The outcome of a handler call: what it returned, or retry when it threw or returned null. */
+    Outcome outcomeOf(Job job, @Nullable Object result, @Nullable Throwable error) {
+        if (error != null) {
+            meters.failed("handler_error");
+            log.warn(
+                    "handler for topic '{}' failed on message {} (retryCount {}); treating it as retry",
+                    topic.name(),
+                    job.messageId(),
+                    job.retryCount,
+                    error);
+            return Outcome.retry();
+        }
+        if (result instanceof Outcome o) {
+            return o;
+        }
+        meters.failed("handler_error");
+        log.warn(
+                "handler for topic '{}' returned null for message {}; treating it as retry",
+                topic.name(),
+                job.messageId());
+        return Outcome.retry();
+    }
+
+    /**
+     * The verdict on a handler's outcome: its decision, replies published first (or, on a transactional backend,
+     * carried to commit with the ack), its continuation, and its seek where the registration allows seeking.
+     */
+    Verdict conclude(Job job, Outcome outcome) {
+        Decision decision = policy.decide(outcome, job.retryCount);
+        Verdict verdict =
+                decision instanceof DeliveryPolicy.Ack && !outcome.replies().isEmpty()
+                        ? ackWithReplies(job, outcome)
+                        : verdict(job, decision, outcome.continuation().orElse(null));
+        return verdict.seeking(seekOf(outcome));
+    }
+
+    /** The verdict of the timeout outcome on a handler taken over at its deadline. */
+    Verdict timedOut(Job job) {
+        return verdict(job, policy.decide(timeoutOutcome, job.retryCount), null);
+    }
+
+    /** The handler-timeout outcome of this registration. */
+    Outcome timeoutOutcome() {
+        return timeoutOutcome;
+    }
+
+    /** A decision logged and counted; the key of a failed {@code FAIL_ALL} message is poisoned. */
+    Verdict verdict(Job job, Decision decision, @Nullable Runnable continuation) {
+        switch (decision) {
+            case DeliveryPolicy.DeadLetter d -> {
+                meters.deadLettered(d.metricReason());
+                log.warn(
+                        "message {} of topic '{}' goes to dead-letter queue '{}': {} (retryCount {})",
+                        job.messageId(),
+                        topic.name(),
+                        topic.dlq().orElseThrow(),
+                        d.reason(),
+                        d.retryCount());
+                poisonIfFailAll(job);
+            }
+            case DeliveryPolicy.Discard d -> {
+                meters.discarded(d.metricReason());
+                log.warn("message {} of topic '{}' is discarded: {}", job.messageId(), topic.name(), d.reason());
+                poisonIfFailAll(job);
+            }
+            case DeliveryPolicy.Skip s -> {
+                meters.discarded("decode");
+                log.warn("message {} of topic '{}' is skipped: {}", job.messageId(), topic.name(), s.reason());
+            }
+            default -> {}
+        }
+        return Verdict.of(job, decision, continuation);
+    }
+
+    private void poisonIfFailAll(Job job) {
+        if (failAll && poisoned.add(laneKey(job))) {
+            log.warn(
+                    "key '{}' of sequenced topic '{}' is poisoned (FAIL_ALL): its later messages go to the"
+                            + " dead-letter queue unhandled until this consumer group stops",
+                    laneKey(job),
+                    topic.name());
+        }
+    }
+
+    /** Where the handler asked to move, when the registration allows it; otherwise logged and ignored. */
+    @Nullable
+    Position seekOf(Outcome outcome) {
+        Position position = outcome.seek().orElse(null);
+        if (position != null && !options.isSeeking()) {
+            log.error(
+                    "a handler of topic '{}' asked to seek to {}, but the registration does not allow seeking;"
+                            + " register with seeking() in its ConsumerGroupConfig or ConsumerOptions",
+                    topic.name(),
+                    position);
+            return null;
+        }
+        return position;
+    }
+
+    // ---------------------------------------------------------------- replies
+
+    /**
+     * An ack carrying replies: the replies are published before the ack. On a transactional backend they travel in
+     * the verdict and commit with the ack; elsewhere they are published first and a failure retries the message.
+     */
+    private Verdict ackWithReplies(Job job, Outcome outcome) {
+        Runnable continuation = outcome.continuation().orElse(null);
+        List<Settlement.Copy.ToTopic> replies;
+        try {
+            replies = prepareReplies(outcome.replies());
+        } catch (RuntimeException e) {
+            log.warn(
+                    "replies of message {} on topic '{}' cannot be prepared ({}); retrying the message",
+                    job.messageId(),
+                    topic.name(),
+                    e.toString());
+            return verdict(job, policy.decide(Outcome.retry(), job.retryCount), null);
+        }
+        if (engine.services().capabilities().transactions()) {
+            // The replies are published by the settlement itself; count them as publishes once it is done.
+            job.confirmation = failure -> countReplies(replies, failure == null);
+            return new Verdict(job, DeliveryPolicy.ACK, List.copyOf(replies), continuation, null);
+        }
+        Throwable failure = publishReplies(replies);
+        if (failure != null) {
+            log.warn(
+                    "publishing the replies of message {} on topic '{}' failed ({}); retrying the message",
+                    job.messageId(),
+                    topic.name(),
+                    failure.toString());
+            return verdict(job, policy.decide(Outcome.retry(), job.retryCount), null);
+        }
+        return verdict(job, DeliveryPolicy.ACK, continuation);
+    }
+
+    /** Encodes replies (declaring their topics once). */
+    List<Settlement.Copy.ToTopic> prepareReplies(List<Outcome.Reply<?>> replies) {
+        List<Settlement.Copy.ToTopic> prepared = new ArrayList<>(replies.size());
+        for (Outcome.Reply<?> reply : replies) {
+            engine.declareReplyTopic(reply.topic());
+            prepared.add(new Settlement.Copy.ToTopic(reply.topic(), PublisherImpl.prepareReply(reply)));
+        }
+        return prepared;
+    }
+
+    private void countReplies(List<Settlement.Copy.ToTopic> replies, boolean accepted) {
+        Metrics metrics = engine.services().metrics();
+        for (Settlement.Copy.ToTopic reply : replies) {
+            Metrics.PublishMeters publish = metrics.publish(reply.topic().name());
+            (accepted ? publish.success : publish.error).increment();
+        }
+    }
+
+    /** Publishes prepared replies and waits for the broker; returns the first failure, or null. */
+    @Nullable
+    Throwable publishReplies(List<Settlement.Copy.ToTopic> replies) {
+        BrokerServices services = engine.services();
+        List<CompletableFuture<Void>> pending = new ArrayList<>(replies.size());
+        for (Settlement.Copy.ToTopic reply : replies) {
+            try {
+                pending.add(services.transport().publish(reply.topic(), reply.message()));
+            } catch (RuntimeException e) {
+                pending.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        Throwable first = null;
+        for (int i = 0; i < pending.size(); i++) {
+            Metrics.PublishMeters publish =
+                    services.metrics().publish(replies.get(i).topic().name());
+            try {
+                pending.get(i).get();
+                publish.success.increment();
+            } catch (ExecutionException e) {
+                publish.error.increment();
+                first = first == null ? e.getCause() : first;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                publish.error.increment();
+                first = first == null ? e : first;
+            }
+        }
+        return first;
+    }
+
+    /** Runs a continuation after the settlement of a message was confirmed (batch continuations wait for all). */
+    void submitContinuation(Runnable continuation, String messageId) {
+        engine.continuations().submit(continuation, topic.name(), messageId);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Times the message was dead-lettered before, from its header (bounded). */
+    int deathCount(Map<String, String> headers) {
+        return wireHeaders.deathCount(headers);
+    }
+
+    static String laneKey(Job job) {
+        return job.key == null ? "" : job.key;
+    }
+
+    static String firstLine(Throwable e) {
+        String m = e.getMessage();
+        if (m == null) {
+            return e.getClass().getSimpleName();
+        }
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+}
