@@ -10,6 +10,7 @@ module dev.shove {
     requires transitive com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
     requires com.fasterxml.jackson.datatype.jdk8;
+    requires jdk.unsupported;
     requires static transitive org.jspecify;
 
     exports dev.shove;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shove.AutoscalerConfig;
+import dev.shove.BackendGroupSettings;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
@@ -50,6 +51,36 @@ abstract class GroupContracts<B> extends Contracts<B> {
         assertThat(group.activeConsumers(topic)).isEqualTo(2);
         // one handler per main consumer, plus one for the dead-letter consumer
         assertThat(handlers).hasValue(3);
+    }
+
+    @Test
+    @DisplayName("register(topic, factory) runs one consumer with every default")
+    void registerWithDefaults() {
+        Topic<Msg> topic = plainTopic("group-defaults");
+        Recorder<Msg> rec = h().acking();
+        var group = h().group();
+        group.register(topic, () -> rec);
+        group.start();
+        h().publisher().publish(topic, Msg.of(1));
+
+        assertThat(group.activeConsumers(topic)).isEqualTo(1);
+        assertThat(rec.awaitCalls(1).getFirst().message()).isEqualTo(Msg.of(1));
+    }
+
+    @Test
+    @DisplayName("backend settings of another backend are refused at registration, naming both backends")
+    void foreignBackendSettingsRefused() {
+        Topic<Msg> topic = plainTopic("group-foreign-settings");
+        BackendGroupSettings foreign = () -> "no-such-backend";
+        var group = h().group();
+
+        assertThatThrownBy(() -> group.register(
+                        topic,
+                        ConsumerGroupConfig.builder().backendSettings(foreign).build(),
+                        () -> h().<Msg>acking()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no-such-backend")
+                .hasMessageContaining("this broker is " + h().broker().backendName());
     }
 
     @Test
