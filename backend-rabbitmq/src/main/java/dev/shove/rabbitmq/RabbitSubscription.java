@@ -24,10 +24,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * the frames are written. A settlement with copies publishes them first through the confirm-mode pool, and only when
  * the broker confirmed every copy is the acknowledgement queued; if a copy fails, the callback reports it and the
  * delivery is returned to the broker (after {@link #FAILED_COPY_RETURN_DELAY}, so a broken DLQ cannot turn into a
- * hot redelivery loop). In transactional mode the flusher instead publishes the copies on this channel, then acks,
- * then commits: copies and acks of one batch take effect together or not at all.
+ * hot redelivery loop). In transactional mode the {@link TransactionalSettler} instead publishes the copies on this
+ * channel, the flusher writes the acks, then the settler commits: copies and acks of one batch take effect together
+ * or not at all.
  *
  * <p><b>Recovery.</b> When the connection drops, the broker requeues every unacknowledged delivery, and the client
  * recovers the channel and its consumers by itself. Delivery tags of the lost channel mean nothing on the new one, so
@@ -91,7 +90,7 @@ final class RabbitSubscription implements Subscription {
         }
     }
 
-    private enum Kind {
+    enum Kind {
         /** Acknowledge (copies, if any, are confirmed already). */
         ACK,
         /** Return for redelivery: basic.nack with requeue. */
@@ -100,7 +99,8 @@ final class RabbitSubscription implements Subscription {
         TRANSACTION
     }
 
-    private record Op(
+    /** One settlement queued for the flusher. */
+    record Op(
             long tag,
             int epoch,
             Kind kind,
@@ -113,7 +113,7 @@ final class RabbitSubscription implements Subscription {
     private final SubscriptionRequest request;
     private final DeliverySink sink;
     private final Channel channel;
-    private final boolean transactional;
+    private final @Nullable TransactionalSettler transaction;
     private final boolean broadcast;
     private final List<Source> sources;
     private final int batchSize;
@@ -143,7 +143,7 @@ final class RabbitSubscription implements Subscription {
         this.request = request;
         this.sink = sink;
         this.channel = channel;
-        this.transactional = transactional;
+        this.transaction = transactional ? new TransactionalSettler(channel, transport, request) : null;
         this.broadcast = request.topic().isBroadcast();
         this.sources = sources;
         this.batchSize = Math.max(1, request.window() / 2);
@@ -379,7 +379,7 @@ final class RabbitSubscription implements Subscription {
                         + " message " + d.deliveryId() + "; " + redelivery());
             } else if (d.epoch != epoch) {
                 refused = stale(d);
-            } else if (transactional) {
+            } else if (transaction != null) {
                 enqueue(new Op(d.tag, d.epoch, Kind.TRANSACTION, d, settlement, callback, false));
             } else if (settlement.copies().isEmpty()) {
                 Kind kind = settlement.action() == Settlement.Action.ACK ? Kind.ACK : Kind.RETURN;
@@ -521,13 +521,15 @@ final class RabbitSubscription implements Subscription {
     private void write(List<Op> batch, AckLedger.Plan plan, int batchEpoch) {
         @Nullable Throwable failure = null;
         try {
-            if (transactional) {
-                writeTransaction(batch, plan);
-            } else {
-                if (batch.stream().anyMatch(Op::afterCopies)) {
-                    transport.afterCopies();
-                }
-                writeFrames(plan);
+            boolean copied = transaction != null
+                    ? transaction.publishCopies(batch)
+                    : batch.stream().anyMatch(Op::afterCopies);
+            if (copied) {
+                transport.afterCopies();
+            }
+            writeFrames(plan);
+            if (transaction != null) {
+                transaction.commit();
             }
         } catch (IOException | ShutdownSignalException e) {
             failure = new BrokerUnavailableException(
@@ -535,8 +537,8 @@ final class RabbitSubscription implements Subscription {
                             + request.consumerId() + " on " + queues() + " failed (" + RabbitTopology.describe(e)
                             + "); " + (broadcast ? "a broadcast is best effort" : "RabbitMQ delivers them again"),
                     e);
-            if (transactional) {
-                undoTransaction(batch);
+            if (transaction != null) {
+                transaction.rollBack(batch);
             }
         }
         for (Op op : batch) {
@@ -568,80 +570,6 @@ final class RabbitSubscription implements Subscription {
         }
         for (long tag : plan.singles()) {
             channel.basicAck(tag, false);
-        }
-    }
-
-    /**
-     * One transaction for the batch: check the copies' queues (or a broadcast reply's exchange) exist (a missing one
-     * closes the channel, which aborts the transaction: nothing is lost), publish the copies, ack and nack, commit.
-     */
-    private void writeTransaction(List<Op> batch, AckLedger.Plan plan) throws IOException {
-        Set<Route> targets = new LinkedHashSet<>();
-        List<Runnable> publishes = new ArrayList<>();
-        for (Op op : batch) {
-            Settlement s = op.settlement();
-            RabbitDelivery d = op.delivery();
-            if (s == null || d == null) {
-                continue;
-            }
-            for (Settlement.Copy copy : s.copies()) {
-                Route target = transport.copyTarget(request.topic(), d, copy);
-                targets.add(target);
-                AMQP.BasicProperties props = RabbitMqTransport.copyProperties(d, copy);
-                publishes.add(() -> {
-                    try {
-                        channel.basicPublish(
-                                target.exchange(), target.routingKey(), target.mandatory(), props, copy.payload());
-                    } catch (IOException e) {
-                        throw new TransactionAborted(e);
-                    }
-                });
-            }
-        }
-        try {
-            for (Route target : targets) {
-                if (target.isQueue()) {
-                    channel.queueDeclarePassive(target.routingKey());
-                } else {
-                    channel.exchangeDeclarePassive(target.exchange());
-                }
-            }
-            for (Runnable publish : publishes) {
-                publish.run();
-            }
-        } catch (TransactionAborted e) {
-            throw e.io;
-        }
-        if (!publishes.isEmpty()) {
-            transport.afterCopies();
-        }
-        writeFrames(plan);
-        channel.txCommit();
-    }
-
-    /** After a failed transaction on a channel still open: roll back and return the batch's deliveries. */
-    private void undoTransaction(List<Op> batch) {
-        if (!channel.isOpen()) {
-            return; // the broker discarded the transaction and requeued everything unacknowledged
-        }
-        try {
-            channel.txRollback();
-            for (Op op : batch) {
-                channel.basicNack(op.tag(), false, true);
-            }
-            channel.txCommit();
-        } catch (IOException | ShutdownSignalException e) {
-            log.debug("rolling back the transaction of consumer {} failed: {}", request.consumerId(), e.toString());
-        }
-    }
-
-    private static final class TransactionAborted extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final IOException io;
-
-        TransactionAborted(IOException io) {
-            super(io.getMessage(), io, false, false);
-            this.io = io;
         }
     }
 
