@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The transactional settlement mode of one consumer channel (in {@code tx.select} mode): a batch of settlements is one
- * AMQP transaction on the consumer's own channel. The flusher has this settler publish the batch's copies, writes the
- * acks and nacks, and has it commit, so that copies and acks of one batch take effect together or not at all.
+ * AMQP transaction on the consumer's own channel. The {@link AckFlusher} has this settler publish the batch's copies,
+ * writes the acks and nacks, and has it commit, so that copies and acks of one batch take effect together or not at
+ * all.
  *
  * <p>Not thread-safe: only its channel's flusher thread uses it.
  */
@@ -42,10 +43,10 @@ final class TransactionalSettler {
      *
      * @return whether the batch had copies
      */
-    boolean publishCopies(List<RabbitSubscription.Op> batch) throws IOException {
+    boolean publishCopies(List<SettlementQueue.Op> batch) throws IOException {
         Set<Route> targets = new LinkedHashSet<>();
         List<Copy> copies = new ArrayList<>();
-        for (RabbitSubscription.Op op : batch) {
+        for (SettlementQueue.Op op : batch) {
             Settlement s = op.settlement();
             RabbitDelivery d = op.delivery();
             if (s == null || d == null) {
@@ -78,13 +79,13 @@ final class TransactionalSettler {
     }
 
     /** After a failed transaction on a channel still open: roll back and return the batch's deliveries. */
-    void rollBack(List<RabbitSubscription.Op> batch) {
+    void rollBack(List<SettlementQueue.Op> batch) {
         if (!channel.isOpen()) {
             return; // the broker discarded the transaction and requeued everything unacknowledged
         }
         try {
             channel.txRollback();
-            for (RabbitSubscription.Op op : batch) {
+            for (SettlementQueue.Op op : batch) {
                 channel.basicNack(op.tag(), false, true);
             }
             channel.txCommit();
