@@ -16,28 +16,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Failures short of a broker restart: a consumer killed mid-handler, broker-side channel errors, a vanished DLQ. */
 class RabbitMqResilienceIT {
     record Task(String id) {}
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     private static Topic<Task> topic(String prefix) {
         return Topic.builder(admin.unique(prefix), Task.class)
@@ -56,8 +44,8 @@ class RabbitMqResilienceIT {
         List<MessageMetadata> survivorSaw = new CopyOnWriteArrayList<>();
         // The victim reconnects only after a minute: to the broker it is a dead process.
         try (Broker<RabbitMq> victim =
-                        Broker.connect(admin.config(victimName).withRecoveryInterval(Duration.ofMinutes(1)));
-                Broker<RabbitMq> survivor = Broker.connect(admin.config(admin.unique("survivor")))) {
+                        admin.connect(admin.config(victimName).withRecoveryInterval(Duration.ofMinutes(1)));
+                Broker<RabbitMq> survivor = admin.connect("survivor")) {
             victim.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> victimGroup = victim.consumerGroup();
             victimGroup.register(
@@ -111,7 +99,7 @@ class RabbitMqResilienceIT {
         AtomicInteger handled = new AtomicInteger();
         SupervisorOutcome outcome;
         try (Broker<RabbitMq> broker =
-                Broker.connect(admin.config(admin.unique("chanerr")).withTransactionalSettlement())) {
+                admin.connect(admin.config(admin.unique("chanerr")).withTransactionalSettlement())) {
             broker.topology().declare(topic);
             admin.deleteQueue(topic.dlq().orElseThrow());
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
@@ -142,7 +130,7 @@ class RabbitMqResilienceIT {
     void deadLetterWithoutDlqIsKept() throws Exception {
         Topic<Task> topic = topic("nodlq");
         AtomicInteger handled = new AtomicInteger();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("nodlq")))) {
+        try (Broker<RabbitMq> broker = admin.connect("nodlq")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
@@ -172,8 +160,8 @@ class RabbitMqResilienceIT {
     void publishRetriesAcrossConnectionLoss() throws Exception {
         Topic<Task> topic = topic("pubretry");
         String name = admin.unique("pubretry");
-        try (Broker<RabbitMq> broker = Broker.connect(
-                admin.config(name).withPublishAttempts(30).withRecoveryInterval(Duration.ofSeconds(2)))) {
+        try (Broker<RabbitMq> broker =
+                admin.connect(admin.config(name).withPublishAttempts(30).withRecoveryInterval(Duration.ofSeconds(2)))) {
             broker.topology().declare(topic);
             broker.publisher().publish(topic, new Task("before"));
             RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();
