@@ -6,6 +6,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
+import dev.shove.Broker;
 import dev.shove.Topic;
 import dev.shove.conformance.BrokerAvailability;
 import java.io.IOException;
@@ -23,47 +24,82 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * What the integration tests need from the real broker beside shove: the URI (env {@code SHOVE_RABBITMQ_URI}), a
- * plain AMQP connection to look into queues, the management API to read queue arguments and close connections, and
- * cleanup of every queue and exchange a test created (names are unique per run, so tests never see each other's
- * messages).
+ * The integration tests' fixture for the real broker, a JUnit extension each IT class registers once:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final RabbitAdmin admin = new RabbitAdmin();
+ * }</pre>
+ *
+ * <p>Before the class's tests it requires the broker (the URI is env {@code SHOVE_RABBITMQ_URI}; a missing broker
+ * fails or skips per {@code SHOVE_IT_REQUIRED}) and opens a plain AMQP connection to look into queues; the management
+ * API reads queue arguments and closes connections. Tests name what they create with {@link #unique} (so they never
+ * see each other's messages) and connect shove with {@link #connect}. After the class it closes those brokers (and
+ * with them any group a test left running), deletes every queue and exchange named with {@link #unique} or handed to
+ * {@link #deleteLater}, and closes its connection. Its {@code @Nested} classes share the enclosing class's fixture.
+ *
+ * <p>Thread-safe for what tests do with it: handlers and hooks may call it from other threads.
  */
-final class RabbitAdmin implements AutoCloseable {
+final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
     static final String URI_ENV = "SHOVE_RABBITMQ_URI";
     static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final RabbitMqConfig config;
-    private final Connection connection;
+    private final RabbitMqConfig brokerConfig = RabbitMqConfig.of(uri());
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Set<String> created = ConcurrentHashMap.newKeySet();
-
-    private RabbitAdmin(RabbitMqConfig config) throws IOException, TimeoutException {
-        this.config = config;
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(config.host());
-        factory.setPort(config.port());
-        factory.setUsername(config.username());
-        factory.setPassword(config.password());
-        factory.setVirtualHost(config.virtualHost());
-        factory.setAutomaticRecoveryEnabled(true);
-        factory.setNetworkRecoveryInterval(1000);
-        this.connection = factory.newConnection("shove-it-admin");
-    }
+    private final Set<Topic<?>> declared = ConcurrentHashMap.newKeySet();
+    private final List<Broker<RabbitMq>> brokers = new CopyOnWriteArrayList<>();
+    private volatile @Nullable Connection connection;
 
     static String uri() {
         return BrokerAvailability.env(URI_ENV, DEFAULT_URI);
     }
 
-    /** Fails or skips (per {@code SHOVE_IT_REQUIRED}) when the broker is not there, then connects. */
-    static RabbitAdmin connect() throws IOException, TimeoutException {
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException, TimeoutException {
+        if (isNested(context)) {
+            return;
+        }
         BrokerAvailability.require("RabbitMQ", "rabbitmq", URI.create(uri()), 5672);
-        return new RabbitAdmin(RabbitMqConfig.of(uri()));
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(brokerConfig.host());
+        factory.setPort(brokerConfig.port());
+        factory.setUsername(brokerConfig.username());
+        factory.setPassword(brokerConfig.password());
+        factory.setVirtualHost(brokerConfig.virtualHost());
+        factory.setAutomaticRecoveryEnabled(true);
+        factory.setNetworkRecoveryInterval(1000);
+        connection = factory.newConnection("shove-it-admin");
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws IOException {
+        if (!isNested(context)) {
+            close();
+        }
+    }
+
+    private static boolean isNested(ExtensionContext context) {
+        return context.getParent().flatMap(ExtensionContext::getTestClass).isPresent();
+    }
+
+    private Connection connection() {
+        Connection open = connection;
+        if (open == null) {
+            throw new IllegalStateException("RabbitAdmin is connected only while the class that registers it runs");
+        }
+        return open;
     }
 
     /** A config for the broker under test, with a recognisable connection name. */
@@ -74,27 +110,32 @@ final class RabbitAdmin implements AutoCloseable {
                 .build();
     }
 
-    /** A name no other test or run uses; its queues are deleted by {@link #close()}. */
+    /** Connects shove with {@link #config} under a {@link #unique} name; closed after the class at the latest. */
+    Broker<RabbitMq> connect(String name) {
+        return connect(config(unique(name)));
+    }
+
+    /** Connects shove with {@code config}; closed after the class at the latest. */
+    Broker<RabbitMq> connect(RabbitMqConfig config) {
+        Broker<RabbitMq> broker = Broker.connect(config);
+        brokers.add(broker);
+        return broker;
+    }
+
+    /** A name no other test or run uses; the queues and exchanges it starts are deleted after the class. */
     String unique(String prefix) {
         String name = "it-" + prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         created.add(name);
         return name;
     }
 
-    /** Marks extra queue names for deletion. */
-    void deleteLater(String queue) {
-        created.add(queue);
-    }
-
-    /** Every queue name of a topic, as shove declares them. */
-    static List<String> queuesOf(Topic<?> topic) {
-        return RabbitTopology.queues(topic).stream()
-                .map(RabbitTopology.QueueSpec::name)
-                .toList();
+    /** A topic named elsewhere (by the conformance kit): its queues, or its broadcast exchange, go after the class. */
+    void deleteLater(Topic<?> topic) {
+        declared.add(topic);
     }
 
     long depth(String queue) throws IOException {
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             return ch.queueDeclarePassive(queue).getMessageCount();
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -107,7 +148,7 @@ final class RabbitAdmin implements AutoCloseable {
 
     /** Takes one message off a queue (acknowledged), or null. */
     GetResponse get(String queue) throws IOException {
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             return ch.basicGet(queue, true);
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -117,7 +158,7 @@ final class RabbitAdmin implements AutoCloseable {
     /** Takes every message off a queue. */
     List<GetResponse> drain(String queue) throws IOException {
         List<GetResponse> out = new ArrayList<>();
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             for (GetResponse r; (r = ch.basicGet(queue, true)) != null; ) {
                 out.add(r);
             }
@@ -129,7 +170,7 @@ final class RabbitAdmin implements AutoCloseable {
 
     void declareQueue(String queue, Map<String, Object> arguments) throws IOException {
         created.add(queue);
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             ch.queueDeclare(queue, true, false, false, arguments);
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -137,7 +178,7 @@ final class RabbitAdmin implements AutoCloseable {
     }
 
     void deleteQueue(String queue) throws IOException {
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             ch.queueDelete(queue);
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -146,7 +187,7 @@ final class RabbitAdmin implements AutoCloseable {
 
     void declareExchange(String exchange, String type) throws IOException {
         created.add(exchange);
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             ch.exchangeDeclare(exchange, type, true);
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -154,7 +195,7 @@ final class RabbitAdmin implements AutoCloseable {
     }
 
     void deleteExchange(String exchange) throws IOException {
-        try (Channel ch = connection.createChannel()) {
+        try (Channel ch = connection().createChannel()) {
             ch.exchangeDelete(exchange);
         } catch (TimeoutException e) {
             throw new IOException(e);
@@ -262,9 +303,9 @@ final class RabbitAdmin implements AutoCloseable {
     }
 
     private HttpRequest.Builder request(String path) {
-        URI base = config.managementApi().orElseThrow();
+        URI base = brokerConfig.managementApi().orElseThrow();
         String auth = Base64.getEncoder()
-                .encodeToString((config.managementUsername() + ":" + config.managementPassword())
+                .encodeToString((brokerConfig.managementUsername() + ":" + brokerConfig.managementPassword())
                         .getBytes(StandardCharsets.UTF_8));
         return HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofSeconds(10))
@@ -272,12 +313,20 @@ final class RabbitAdmin implements AutoCloseable {
     }
 
     private String vhost() {
-        return URLEncoder.encode(config.virtualHost(), StandardCharsets.UTF_8);
+        return URLEncoder.encode(brokerConfig.virtualHost(), StandardCharsets.UTF_8);
     }
 
+    /** Closes the brokers, deletes what the tests created, and closes the connection; idempotent. */
     @Override
     public void close() throws IOException {
+        Connection open = connection;
+        if (open == null) {
+            return;
+        }
         try {
+            for (Broker<RabbitMq> broker : brokers) {
+                broker.close();
+            }
             for (String prefix : created) {
                 for (String queue : queuesStartingWith(prefix)) {
                     deleteQueue(queue);
@@ -286,10 +335,22 @@ final class RabbitAdmin implements AutoCloseable {
                     deleteExchange(exchange);
                 }
             }
+            for (Topic<?> topic : declared) {
+                for (RabbitTopology.QueueSpec queue : RabbitTopology.queues(topic)) {
+                    deleteQueue(queue.name());
+                }
+                if (topic.isBroadcast()) {
+                    deleteExchange(RabbitTopology.broadcastExchange(topic));
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            connection.abort();
+            brokers.clear();
+            created.clear();
+            declared.clear();
+            connection = null;
+            open.abort();
         }
     }
 }

@@ -21,10 +21,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -38,19 +37,8 @@ class RabbitMqBroadcastIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     private static Topic<Note> topic(String prefix) {
         return Topic.builder(admin.unique(prefix), Note.class).broadcast().build();
@@ -58,10 +46,6 @@ class RabbitMqBroadcastIT {
 
     private static String exchange(Topic<?> topic) {
         return topic.name() + "-broadcast";
-    }
-
-    private static Broker<RabbitMq> connect(String name) {
-        return Broker.connect(admin.config(admin.unique(name)));
     }
 
     /** A handler factory recording the text of every message, acking each. */
@@ -100,7 +84,7 @@ class RabbitMqBroadcastIT {
         Topic<Note> topic = topic("own");
         List<String> a = new CopyOnWriteArrayList<>();
         List<String> b = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = connect("own")) {
+        try (Broker<RabbitMq> broker = admin.connect("own")) {
             ConsumerGroup<RabbitMq, NoContext> first = subscribe(broker, topic, recording(a));
             ConsumerGroup<RabbitMq, NoContext> second = subscribe(broker, topic, recording(b));
 
@@ -146,9 +130,9 @@ class RabbitMqBroadcastIT {
         List<String> a = new CopyOnWriteArrayList<>();
         List<String> b = new CopyOnWriteArrayList<>();
         List<String> sent = IntStream.range(0, 20).mapToObj(i -> "n" + i).toList();
-        try (Broker<RabbitMq> publisher = connect("two-pub");
-                Broker<RabbitMq> one = connect("two-a");
-                Broker<RabbitMq> two = connect("two-b")) {
+        try (Broker<RabbitMq> publisher = admin.connect("two-pub");
+                Broker<RabbitMq> one = admin.connect("two-a");
+                Broker<RabbitMq> two = admin.connect("two-b")) {
             publisher.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> groupA = subscribe(one, topic, recording(a));
             ConsumerGroup<RabbitMq, NoContext> groupB = subscribe(two, topic, recording(b));
@@ -168,7 +152,7 @@ class RabbitMqBroadcastIT {
             + " the topic and why, and leaves no queue behind")
     void startBeforeTailRefused() throws Exception {
         Topic<Note> topic = topic("history");
-        try (Broker<RabbitMq> broker = connect("history")) {
+        try (Broker<RabbitMq> broker = admin.connect("history")) {
             for (Position start : List.of(Position.start(), Position.sequence(0), Position.timestamp(Instant.EPOCH))) {
                 ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
                 group.register(
@@ -192,7 +176,7 @@ class RabbitMqBroadcastIT {
     void startAtEndAccepted() {
         Topic<Note> topic = topic("tail");
         List<String> seen = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = connect("tail")) {
+        try (Broker<RabbitMq> broker = admin.connect("tail")) {
             broker.topology().declare(topic);
             broker.publisher().publish(topic, new Note("before"));
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
@@ -213,8 +197,8 @@ class RabbitMqBroadcastIT {
         Topic<Note> topic = topic("recover");
         String name = admin.unique("recover-sub");
         List<String> seen = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> publisher = connect("recover-pub");
-                Broker<RabbitMq> subscriber = Broker.connect(admin.config(name).toBuilder()
+        try (Broker<RabbitMq> publisher = admin.connect("recover-pub");
+                Broker<RabbitMq> subscriber = admin.connect(admin.config(name).toBuilder()
                         .recoveryInterval(Duration.ofSeconds(3))
                         .build())) {
             publisher.topology().declare(topic);
@@ -258,7 +242,7 @@ class RabbitMqBroadcastIT {
         Topic<Note> topic = topic("abandon");
         List<String> seen = new CopyOnWriteArrayList<>();
         CountDownLatch release = new CountDownLatch(1);
-        try (Broker<RabbitMq> broker = connect("abandon")) {
+        try (Broker<RabbitMq> broker = admin.connect("abandon")) {
             ConsumerGroup<RabbitMq, NoContext> group = subscribe(broker, topic, () -> (m, meta, c) -> {
                 seen.add(m.text());
                 release.await();
@@ -283,7 +267,7 @@ class RabbitMqBroadcastIT {
         Topic<Note> topic = topic("depth");
         List<String> seen = new CopyOnWriteArrayList<>();
         CountDownLatch release = new CountDownLatch(1);
-        try (Broker<RabbitMq> broker = connect("depth")) {
+        try (Broker<RabbitMq> broker = admin.connect("depth")) {
             ConsumerGroup<RabbitMq, NoContext> group = subscribe(broker, topic, () -> (m, meta, c) -> {
                 seen.add(m.text());
                 release.await();
@@ -317,7 +301,7 @@ class RabbitMqBroadcastIT {
         Topic<Note> announcements = topic("announce");
         List<String> heard = new CopyOnWriteArrayList<>();
         RabbitMqConfig config = admin.config(admin.unique("reply"));
-        try (Broker<RabbitMq> broker = Broker.connect(
+        try (Broker<RabbitMq> broker = admin.connect(
                 transactional ? config.toBuilder().transactionalSettlement().build() : config)) {
             assertThat(broker.capabilities().transactions()).isEqualTo(transactional);
             ConsumerGroup<RabbitMq, NoContext> listener = subscribe(broker, announcements, recording(heard));

@@ -25,11 +25,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The one test that restarts the broker ({@code rabbitmqctl stop_app} then {@code start_app}: the node and its
@@ -38,11 +38,11 @@ import org.junit.jupiter.api.Test;
 class RabbitMqBrokerRestartIT {
     record Payment(int n) {}
 
-    private static RabbitAdmin admin;
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
+    static void requireRabbitmqctl() throws Exception {
         String host = URI.create(RabbitAdmin.uri()).getHost();
         boolean local = host == null || host.equals("127.0.0.1") || host.equals("localhost");
         boolean ctl = local && rabbitmqctl(Duration.ofSeconds(30), "-q", "status") == 0;
@@ -52,13 +52,6 @@ class RabbitMqBrokerRestartIT {
                 throw new AssertionError(why);
             }
             Assumptions.abort(why);
-        }
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
         }
     }
 

@@ -12,11 +12,8 @@ import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole conformance kit against the real RabbitMQ. Capability-gated contracts skip themselves: RabbitMQ (classic
@@ -25,29 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
  * broadcast exchange a contract declares is deleted when the class ends.
  */
 class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
-    private static final Set<Topic<?>> DECLARED = ConcurrentHashMap.newKeySet();
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void deleteQueues() throws Exception {
-        if (admin == null) {
-            return;
-        }
-        for (Topic<?> topic : DECLARED) {
-            for (String queue : RabbitAdmin.queuesOf(topic)) {
-                admin.deleteQueue(queue);
-            }
-            if (topic.isBroadcast()) {
-                admin.deleteExchange(RabbitTopology.broadcastExchange(topic));
-            }
-        }
-        admin.close();
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     /** The backend's settings under test: publisher confirms, the default. */
     protected RabbitMqConfig rabbitConfig() {
@@ -65,7 +41,7 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
         return Duration.ofSeconds(20);
     }
 
-    /** The RabbitMQ transport, remembering every topic declared so that its queues can be deleted afterwards. */
+    /** The RabbitMQ transport, handing every topic declared to the fixture, which deletes its queues afterwards. */
     private record Recording(Transport delegate) implements Transport {
         @Override
         public String name() {
@@ -79,7 +55,7 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
 
         @Override
         public void declare(Topic<?> topic) {
-            DECLARED.add(topic);
+            admin.deleteLater(topic);
             delegate.declare(topic);
         }
 

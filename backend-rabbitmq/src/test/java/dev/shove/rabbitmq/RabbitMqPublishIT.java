@@ -13,32 +13,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What a published message looks like on the broker. */
 class RabbitMqPublishIT {
     record Msg(String key, int n) {}
 
-    private static RabbitAdmin admin;
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
+
     private static Broker<RabbitMq> broker;
 
     @BeforeAll
-    static void connect() throws Exception {
-        admin = RabbitAdmin.connect();
-        broker = Broker.connect(admin.config("shove-it-publish"));
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-        if (admin != null) {
-            admin.close();
-        }
+    static void connect() {
+        broker = admin.connect(admin.config("shove-it-publish"));
     }
 
     @Test

@@ -16,28 +16,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Failures short of a broker restart: a consumer killed mid-handler, broker-side channel errors, a vanished DLQ. */
 class RabbitMqResilienceIT {
     record Task(String id) {}
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     private static Topic<Task> topic(String prefix) {
         return Topic.builder(admin.unique(prefix), Task.class)
@@ -55,10 +43,10 @@ class RabbitMqResilienceIT {
         CountDownLatch victimRelease = new CountDownLatch(1);
         List<MessageMetadata> survivorSaw = new CopyOnWriteArrayList<>();
         // The victim reconnects only after a minute: to the broker it is a dead process.
-        try (Broker<RabbitMq> victim = Broker.connect(admin.config(victimName).toBuilder()
+        try (Broker<RabbitMq> victim = admin.connect(admin.config(victimName).toBuilder()
                         .recoveryInterval(Duration.ofMinutes(1))
                         .build());
-                Broker<RabbitMq> survivor = Broker.connect(admin.config(admin.unique("survivor")))) {
+                Broker<RabbitMq> survivor = admin.connect("survivor")) {
             victim.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> victimGroup = victim.consumerGroup();
             victimGroup.register(
@@ -105,7 +93,7 @@ class RabbitMqResilienceIT {
         Topic<Task> topic = topic("chanerr");
         AtomicInteger handled = new AtomicInteger();
         SupervisorOutcome outcome;
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("chanerr")).toBuilder()
+        try (Broker<RabbitMq> broker = admin.connect(admin.config(admin.unique("chanerr")).toBuilder()
                 .transactionalSettlement()
                 .build())) {
             broker.topology().declare(topic);
@@ -135,7 +123,7 @@ class RabbitMqResilienceIT {
     void deadLetterWithoutDlqIsKept() throws Exception {
         Topic<Task> topic = topic("nodlq");
         AtomicInteger handled = new AtomicInteger();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("nodlq")))) {
+        try (Broker<RabbitMq> broker = admin.connect("nodlq")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
@@ -162,7 +150,7 @@ class RabbitMqResilienceIT {
     void publishRetriesAcrossConnectionLoss() throws Exception {
         Topic<Task> topic = topic("pubretry");
         String name = admin.unique("pubretry");
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(name).toBuilder()
+        try (Broker<RabbitMq> broker = admin.connect(admin.config(name).toBuilder()
                 .publishAttempts(30)
                 .recoveryInterval(Duration.ofSeconds(2))
                 .build())) {

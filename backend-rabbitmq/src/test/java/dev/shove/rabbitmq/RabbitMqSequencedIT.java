@@ -31,28 +31,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Sequenced topics on single-active-consumer shards: order per key across retries, FAIL_ALL, shard hold tiers. */
 class RabbitMqSequencedIT {
     record Step(String key, int n) {}
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     @Test
     @DisplayName("each key is handled in publish order, a retrying message holding back the later ones of its key")
@@ -65,7 +53,7 @@ class RabbitMqSequencedIT {
                 .build();
         Map<String, List<Integer>> acked = new ConcurrentHashMap<>();
         List<String> keys = List.of("alpha", "beta", "gamma", "delta");
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("order")))) {
+        try (Broker<RabbitMq> broker = admin.connect("order")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
@@ -107,7 +95,7 @@ class RabbitMqSequencedIT {
                 .build();
         List<String> acked = new CopyOnWriteArrayList<>();
         List<String> dead = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("failall")))) {
+        try (Broker<RabbitMq> broker = admin.connect("failall")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Step, NoContext>() {
@@ -154,7 +142,7 @@ class RabbitMqSequencedIT {
                 .routingShards(3)
                 .build();
         BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("shardhold")))) {
+        try (Broker<RabbitMq> broker = admin.connect("shardhold")) {
             broker.topology().declare(topic);
             RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();
             Subscription subscription = transport.subscribe(

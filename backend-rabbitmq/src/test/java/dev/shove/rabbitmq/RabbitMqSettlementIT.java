@@ -24,32 +24,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The settlement primitives on a real broker: hold-and-ack, dead-letter-and-ack, return, plain acks, stats. */
 class RabbitMqSettlementIT {
     record Order(String id, int n) {}
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
-
-    private static Broker<RabbitMq> connect(String name) {
-        return Broker.connect(admin.config(admin.unique(name)));
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     @Test
     @DisplayName("a retry travels through the hold tier and comes back with retryCount + 1, every header kept")
@@ -59,7 +43,7 @@ class RabbitMqSettlementIT {
                 .dlq()
                 .build();
         List<MessageMetadata> seen = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = connect("retry")) {
+        try (Broker<RabbitMq> broker = admin.connect("retry")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
@@ -94,7 +78,7 @@ class RabbitMqSettlementIT {
                 .dlq()
                 .build();
         AtomicInteger handled = new AtomicInteger();
-        try (Broker<RabbitMq> broker = connect("dead")) {
+        try (Broker<RabbitMq> broker = admin.connect("dead")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
@@ -131,7 +115,7 @@ class RabbitMqSettlementIT {
                 .dlq()
                 .build();
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        try (Broker<RabbitMq> broker = connect("acks")) {
+        try (Broker<RabbitMq> broker = admin.connect("acks")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(
@@ -171,7 +155,7 @@ class RabbitMqSettlementIT {
                 .build();
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (Broker<RabbitMq> broker = connect("return")) {
+        try (Broker<RabbitMq> broker = admin.connect("return")) {
             broker.topology().declare(topic);
             ConsumerGroup<RabbitMq, NoContext> group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
@@ -221,7 +205,7 @@ class RabbitMqSettlementIT {
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .build();
-        try (Broker<RabbitMq> broker = connect("reply")) {
+        try (Broker<RabbitMq> broker = admin.connect("reply")) {
             assertThat(broker.capabilities().transactions()).isFalse();
             broker.topology().declare(orders);
             broker.topology().declare(receipts);
@@ -247,8 +231,8 @@ class RabbitMqSettlementIT {
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .build();
-        try (Broker<RabbitMq> broker = connect("stats");
-                Broker<RabbitMq> passive = Broker.connect(admin.config(admin.unique("stats-passive")).toBuilder()
+        try (Broker<RabbitMq> broker = admin.connect("stats");
+                Broker<RabbitMq> passive = admin.connect(admin.config(admin.unique("stats-passive")).toBuilder()
                         .noManagementApi()
                         .build())) {
             broker.topology().declare(topic);

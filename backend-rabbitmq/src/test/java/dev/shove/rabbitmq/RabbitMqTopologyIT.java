@@ -14,32 +14,23 @@ import dev.shove.TopologyException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The objects {@code declare} creates on a real broker, read back through the management API, and its refusals. */
 class RabbitMqTopologyIT {
     record Msg(String key) {}
 
-    private static RabbitAdmin admin;
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
+
     private static Broker<RabbitMq> broker;
 
     @BeforeAll
-    static void connect() throws Exception {
-        admin = RabbitAdmin.connect();
-        broker = Broker.connect(admin.config("shove-it-topology"));
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-        if (admin != null) {
-            admin.close();
-        }
+    static void connect() {
+        broker = admin.connect(admin.config("shove-it-topology"));
     }
 
     private static void assertQueue(String name, Map<String, Object> arguments) throws Exception {

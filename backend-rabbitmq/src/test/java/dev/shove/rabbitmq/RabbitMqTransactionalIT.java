@@ -17,10 +17,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The transactional settlement mode: a copy and the acknowledgement of its original commit together. Proved by
@@ -29,19 +28,8 @@ import org.junit.jupiter.api.Test;
 class RabbitMqTransactionalIT {
     record Job(String id) {}
 
-    private static RabbitAdmin admin;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        admin = RabbitAdmin.connect();
-    }
-
-    @AfterAll
-    static void cleanup() throws Exception {
-        if (admin != null) {
-            admin.close();
-        }
-    }
+    @RegisterExtension
+    static final RabbitAdmin admin = new RabbitAdmin();
 
     /** Runs one rejected message through a consumer whose connection is killed between copy and ack, once. */
     private static List<MessageMetadata> rejectWithKillBetweenCopyAndAck(Topic<Job> topic, boolean transactional)
@@ -52,7 +40,7 @@ class RabbitMqTransactionalIT {
             config = config.toBuilder().transactionalSettlement().build();
         }
         List<MessageMetadata> handled = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = Broker.connect(config)) {
+        try (Broker<RabbitMq> broker = admin.connect(config)) {
             broker.topology().declare(topic);
             RabbitMqTransport transport = broker.unwrap(RabbitMqTransport.class).orElseThrow();
             AtomicBoolean killed = new AtomicBoolean();
@@ -132,7 +120,7 @@ class RabbitMqTransactionalIT {
                 .dlq()
                 .build();
         List<String> acked = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(admin.unique("txretry")).toBuilder()
+        try (Broker<RabbitMq> broker = admin.connect(admin.config(admin.unique("txretry")).toBuilder()
                 .transactionalSettlement()
                 .build())) {
             broker.topology().declare(topic);
@@ -184,7 +172,7 @@ class RabbitMqTransactionalIT {
                 .build();
         String connectionName = admin.unique("txreply-conn");
         List<MessageMetadata> handled = new CopyOnWriteArrayList<>();
-        try (Broker<RabbitMq> broker = Broker.connect(admin.config(connectionName).toBuilder()
+        try (Broker<RabbitMq> broker = admin.connect(admin.config(connectionName).toBuilder()
                 .transactionalSettlement()
                 .build())) {
             assertThat(broker.capabilities().transactions()).isTrue();
