@@ -2,8 +2,10 @@ package dev.shove;
 
 import dev.shove.spi.Bounds;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -70,6 +72,7 @@ public final class ConsumerOptions {
     private final List<HandlerInterceptor> interceptors;
     private final @Nullable Position startAt;
     private final boolean seeking;
+    private final Map<Class<? extends Throwable>, Outcome> exceptionOutcomes;
 
     private ConsumerOptions(Settings<?> s) {
         this.prefetch = s.prefetch;
@@ -85,6 +88,7 @@ public final class ConsumerOptions {
         this.interceptors = s.interceptors;
         this.startAt = s.startAt;
         this.seeking = s.seeking;
+        this.exceptionOutcomes = Map.copyOf(s.exceptionOutcomes);
     }
 
     /** The defaults listed above. */
@@ -165,6 +169,23 @@ public final class ConsumerOptions {
     }
 
     /**
+     * The outcome a handler that threw {@code error} counts as: the one given for its class or its nearest superclass
+     * with {@link Settings#exceptionOutcome}; empty for {@link Outcome#retry()}, the default.
+     */
+    public Optional<Outcome> exceptionOutcome(Throwable error) {
+        if (exceptionOutcomes.isEmpty()) {
+            return Optional.empty();
+        }
+        for (Class<?> c = error.getClass(); c != null; c = c.getSuperclass()) {
+            Outcome outcome = exceptionOutcomes.get(c);
+            if (outcome != null) {
+                return Optional.of(outcome);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * The effective handler timeout: this setting, else {@code groupDefault}, else {@link #DEFAULT_HANDLER_TIMEOUT};
      * empty when disabled.
      */
@@ -189,7 +210,8 @@ public final class ConsumerOptions {
                 + (headerContract == null ? "" : ", headerContract=" + headerContract.getSimpleName())
                 + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
                 + (startAt == null ? "" : ", startAt=" + startAt)
-                + (seeking ? ", seeking" : "") + "]";
+                + (seeking ? ", seeking" : "")
+                + (exceptionOutcomes.isEmpty() ? "" : ", exceptionOutcomes=" + exceptionOutcomes.size()) + "]";
     }
 
     /** Builds {@link ConsumerOptions}; starts from the defaults. Not thread-safe. */
@@ -231,6 +253,7 @@ public final class ConsumerOptions {
         Position startAt;
 
         boolean seeking;
+        Map<Class<? extends Throwable>, Outcome> exceptionOutcomes = new LinkedHashMap<>();
 
         Settings() {}
 
@@ -254,6 +277,7 @@ public final class ConsumerOptions {
             interceptors = o.interceptors;
             startAt = o.startAt;
             seeking = o.seeking;
+            exceptionOutcomes = new LinkedHashMap<>(o.exceptionOutcomes);
         }
 
         /** The consumer settings as set so far. */
@@ -385,6 +409,29 @@ public final class ConsumerOptions {
          */
         public S seeking() {
             this.seeking = true;
+            return self();
+        }
+
+        /**
+         * What a handler that throws {@code type} (or a subclass, unless a closer class has its own) counts as,
+         * instead of {@link Outcome#retry()}: {@link Outcome#reject()} for exceptions that mean the message can never
+         * succeed (straight to the dead-letter queue, no retry budget spent), {@code Outcome.retry(delay)} for ones
+         * that mean "try again later", or a {@code defer}. A plain outcome: not {@code ack} (catch the exception in
+         * the handler to ignore it), and no continuation, replies or seek. A dead letter caused by an exception
+         * carries its class, message and stack trace either way ({@link DeadMessageMetadata#exceptionClass()}).
+         */
+        public S exceptionOutcome(Class<? extends Throwable> type, Outcome outcome) {
+            Objects.requireNonNull(type, "type");
+            Objects.requireNonNull(outcome, "outcome");
+            if (outcome.isAck()
+                    || outcome.continuation().isPresent()
+                    || !outcome.replies().isEmpty()
+                    || outcome.seek().isPresent()) {
+                throw new IllegalArgumentException(("the outcome for %s must be a plain retry, defer or reject, was %s;"
+                                + " to ignore the exception, catch it in the handler")
+                        .formatted(type.getName(), outcome));
+            }
+            exceptionOutcomes.put(type, outcome);
             return self();
         }
 

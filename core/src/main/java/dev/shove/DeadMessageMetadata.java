@@ -1,6 +1,7 @@
 package dev.shove;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What is known about a message found in a dead-letter queue.
@@ -18,5 +19,23 @@ public record DeadMessageMetadata(MessageMetadata message, String reason, String
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(originalQueue, "originalQueue");
+    }
+
+    /** The class of the exception the handler threw the last time it ran, when that is why the message died. */
+    public Optional<String> exceptionClass() {
+        return message.header(ShoveHeaders.EXCEPTION_CLASS);
+    }
+
+    /** That exception's message (capped, on one line), when it had one. */
+    public Optional<String> exceptionMessage() {
+        return message.header(ShoveHeaders.EXCEPTION_MESSAGE);
+    }
+
+    /**
+     * That exception's stack trace with its causes, on one line ({@code " | "} between frames), capped at a few
+     * kilobytes with {@code ...} where it was cut.
+     */
+    public Optional<String> exceptionTrace() {
+        return message.header(ShoveHeaders.EXCEPTION_TRACE);
     }
 }

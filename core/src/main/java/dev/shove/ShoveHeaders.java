@@ -19,6 +19,12 @@ import java.util.Locale;
  *   <tr><td>{@value #DEATH_REASON}</td><td>on dead letters</td><td>why it was dead-lettered</td></tr>
  *   <tr><td>{@value #ORIGINAL_QUEUE}</td><td>on dead letters</td><td>where it was consumed from</td></tr>
  *   <tr><td>{@value #DEATH_COUNT}</td><td>on dead letters</td><td>times dead-lettered</td></tr>
+ *   <tr><td>{@value #EXCEPTION_CLASS}</td><td>on dead letters of a handler that threw</td><td>the exception's
+ *       class</td></tr>
+ *   <tr><td>{@value #EXCEPTION_MESSAGE}</td><td>on dead letters of a handler that threw</td><td>its message,
+ *       capped and on one line</td></tr>
+ *   <tr><td>{@value #EXCEPTION_TRACE}</td><td>on dead letters of a handler that threw</td><td>its stack trace and
+ *       causes, capped and on one line</td></tr>
  * </table>
  */
 public final class ShoveHeaders {
@@ -32,10 +38,22 @@ public final class ShoveHeaders {
     public static final String DEATH_REASON = "shove-death-reason";
     public static final String ORIGINAL_QUEUE = "shove-original-queue";
     public static final String DEATH_COUNT = "shove-death-count";
+    public static final String EXCEPTION_CLASS = "shove-exception-class";
+    public static final String EXCEPTION_MESSAGE = "shove-exception-message";
+    public static final String EXCEPTION_TRACE = "shove-exception-trace";
 
     /** Every header shove writes. */
-    public static final List<String> ALL =
-            List.of(MESSAGE_ID, RETRY_COUNT, SEQUENCE_KEY, NOT_BEFORE, DEATH_REASON, ORIGINAL_QUEUE, DEATH_COUNT);
+    public static final List<String> ALL = List.of(
+            MESSAGE_ID,
+            RETRY_COUNT,
+            SEQUENCE_KEY,
+            NOT_BEFORE,
+            DEATH_REASON,
+            ORIGINAL_QUEUE,
+            DEATH_COUNT,
+            EXCEPTION_CLASS,
+            EXCEPTION_MESSAGE,
+            EXCEPTION_TRACE);
 
     private ShoveHeaders() {}
 

@@ -236,4 +236,29 @@ class ConsumerOptionsTest {
                         + " decodeFailurePolicy=REJECT]");
         assertThat(ConsumerOptions.ofDefaults().toString()).contains("handlerTimeout=inherited");
     }
+
+    @Test
+    @DisplayName("exceptionOutcome maps a class and its subclasses; the nearest class wins; others count as retry")
+    void exceptionOutcomes() {
+        ConsumerOptions o = ConsumerOptions.builder()
+                .exceptionOutcome(RuntimeException.class, Outcome.retry(Duration.ofSeconds(5)))
+                .exceptionOutcome(IllegalArgumentException.class, Outcome.reject())
+                .build();
+        assertThat(o.exceptionOutcome(new NumberFormatException())).contains(Outcome.reject());
+        assertThat(o.exceptionOutcome(new IllegalStateException())).contains(Outcome.retry(Duration.ofSeconds(5)));
+        assertThat(o.exceptionOutcome(new java.io.IOException())).isEmpty();
+    }
+
+    @Test
+    @DisplayName("exceptionOutcome refuses ack and outcomes with a continuation, naming the exception class")
+    void exceptionOutcomeRefusesAck() {
+        assertThatThrownBy(() -> ConsumerOptions.builder().exceptionOutcome(IllegalStateException.class, Outcome.ack()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("java.lang.IllegalStateException")
+                .hasMessageContaining("catch it in the handler");
+        assertThatThrownBy(() -> ConsumerOptions.builder()
+                        .exceptionOutcome(
+                                IllegalStateException.class, Outcome.reject().andThen(() -> {})))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -46,7 +46,10 @@ class ShoveHeadersTest {
                         ShoveHeaders.NOT_BEFORE,
                         ShoveHeaders.DEATH_REASON,
                         ShoveHeaders.ORIGINAL_QUEUE,
-                        ShoveHeaders.DEATH_COUNT);
+                        ShoveHeaders.DEATH_COUNT,
+                        ShoveHeaders.EXCEPTION_CLASS,
+                        ShoveHeaders.EXCEPTION_MESSAGE,
+                        ShoveHeaders.EXCEPTION_TRACE);
         assertThat(ShoveHeaders.PREFIX).isEqualTo("shove-");
     }
 }

@@ -37,6 +37,40 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("a message that died because its handler threw carries the exception's class, message and trace")
+    void deadLetterSaysWhy() {
+        Topic<Msg> topic = plainTopic("dead-why");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            throw new IllegalStateException("ledger down\nsecond line");
+        });
+        h().consume(topic, config(c -> c.maxRetries(0)), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        DeadMessageMetadata meta = rec.awaitDeaths(1).getFirst().metadata();
+        assertThat(meta.reason()).isEqualTo("max-retries-exceeded");
+        assertThat(meta.exceptionClass()).contains(IllegalStateException.class.getName());
+        assertThat(meta.exceptionMessage()).contains("ledger down second line");
+        assertThat(meta.exceptionTrace())
+                .hasValueSatisfying(trace -> assertThat(trace)
+                        .startsWith(IllegalStateException.class.getName() + ": ledger down second line | at ")
+                        .doesNotContain("\n")
+                        .hasSizeLessThanOrEqualTo(4096));
+    }
+
+    @Test
+    @DisplayName("a message rejected without an exception carries no exception headers")
+    void rejectSaysNoException() {
+        Topic<Msg> topic = plainTopic("dead-no-why");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject("bad"));
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        DeadMessageMetadata meta = rec.awaitDeaths(1).getFirst().metadata();
+        assertThat(meta.exceptionClass()).isEmpty();
+        assertThat(meta.exceptionTrace()).isEmpty();
+    }
+
+    @Test
     @DisplayName("each dead letter reaches handleDead exactly once")
     void handleDeadOnce() {
         Topic<Msg> topic = plainTopic("dead-once");

@@ -44,6 +44,47 @@ abstract class OutcomeContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("an exception mapped to reject dead-letters the message at once, spending no retries")
+    void exceptionMappedToReject() {
+        Topic<Msg> topic = plainTopic("exception-reject");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            throw new IllegalArgumentException("malformed amount");
+        });
+        h().consume(topic, config(c -> c.exceptionOutcome(IllegalArgumentException.class, Outcome.reject())), rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        Recorder.Death<Msg> death = rec.awaitDeaths(1).getFirst();
+        assertThat(death.reason()).isEqualTo("rejected");
+        assertThat(death.retryCount()).isZero();
+        assertThat(death.metadata().exceptionClass()).contains(IllegalArgumentException.class.getName());
+        rec.assertNoMoreCalls(1);
+    }
+
+    @Test
+    @DisplayName("an exception mapped to retry(delay) comes back no earlier than that delay; other exceptions retry")
+    void exceptionMappedToRetryDelay() {
+        Duration delay = tier().multipliedBy(3);
+        Topic<Msg> topic = plainTopic("exception-retry");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> {
+            if (attempt == 0) {
+                throw new java.util.concurrent.TimeoutException("dependency slow");
+            }
+            return Outcome.ack();
+        });
+        h().consume(
+                        topic,
+                        config(c ->
+                                c.exceptionOutcome(java.util.concurrent.TimeoutException.class, Outcome.retry(delay))),
+                        rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
+        assertThat(calls.get(1).retryCount()).isEqualTo(1);
+        assertThat(millisBetween(calls.get(0).startNanos(), calls.get(1).startNanos()))
+                .isGreaterThanOrEqualTo(atLeastMillis(delay));
+    }
+
+    @Test
     @DisplayName("retry: the next delivery comes no earlier than the tier's delay")
     void retryWaitsTierDelay() {
         Duration delay = tier().multipliedBy(2);

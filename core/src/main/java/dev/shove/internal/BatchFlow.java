@@ -116,9 +116,10 @@ final class BatchFlow<T, C> implements Flow {
             Outcome outcome = outcomes.get(i);
             pipeline.meters.consumed(outcome.kind(), perMessageNanos);
             verdicts.add(pipeline.verdict(
-                    job,
-                    pipeline.policy.decide(outcome, job.retryCount),
-                    outcome.continuation().orElse(null)));
+                            job,
+                            pipeline.policy.decide(outcome, job.retryCount),
+                            outcome.continuation().orElse(null))
+                    .failedWith(worker.error));
             seek = outcome.seek().isPresent() ? pipeline.seekOf(outcome) : seek;
         }
         if (seek != null) {

@@ -407,7 +407,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             waitInPlace(job, wait);
         } else if (job.claimSettlement()) {
             Settlement settlement = verdict.replies().isEmpty()
-                    ? settlementOf(job, decision)
+                    ? settlementOf(job, decision, verdict.failure())
                     : new Settlement(List.copyOf(verdict.replies()), Settlement.Action.ACK);
             submit(job, settlement, false);
             releaseLane(job, inline);
@@ -419,7 +419,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     }
 
     /** The transport's settlement for a decision: an ack, or a copy (hold tier, dead-letter queue) then an ack. */
-    private Settlement settlementOf(Job job, Decision decision) {
+    private Settlement settlementOf(Job job, Decision decision, @Nullable Throwable failure) {
         return switch (decision) {
             case Ack a -> Settlement.ACK;
             case Hold h ->
@@ -427,7 +427,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                         new Settlement.Copy.ToHold(h.tier(), h.delay(), job.delivery.payload(), holdHeaders(job, h)));
             case DeadLetter d ->
                 Settlement.forward(new Settlement.Copy.ToDeadLetter(
-                        request.topic().dlq().orElseThrow(), job.delivery.payload(), deadLetterHeaders(job, d)));
+                        request.topic().dlq().orElseThrow(),
+                        job.delivery.payload(),
+                        deadLetterHeaders(job, d, failure)));
             case Discard d -> Settlement.ACK;
             case DeliveryPolicy.Skip s -> Settlement.ACK;
             case WaitInPlace w -> throw new AssertionError("a wait in place settles nothing");
@@ -589,8 +591,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         return headers;
     }
 
-    private Map<String, String> deadLetterHeaders(Job job, DeadLetter dead) {
+    private Map<String, String> deadLetterHeaders(Job job, DeadLetter dead, @Nullable Throwable failure) {
         Map<String, String> headers = new HashMap<>(job.delivery.headers());
+        Failures.describe(failure, headers);
         headers.remove(ShoveHeaders.NOT_BEFORE);
         headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(dead.retryCount()));
         headers.put(ShoveHeaders.DEATH_REASON, dead.reason());

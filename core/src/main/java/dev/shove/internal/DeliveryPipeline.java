@@ -182,17 +182,25 @@ final class DeliveryPipeline<T, C> {
 
     // ---------------------------------------------------------------- after the handler
 
-    /** The outcome of a handler call: what it returned, or retry when it threw or returned null. */
+    /**
+     * The outcome of a handler call: what it returned; for an exception, the outcome the registration maps its class
+     * to ({@code exceptionOutcome}), else retry; retry when it returned null.
+     */
     Outcome outcomeOf(Job job, @Nullable Object result, @Nullable Throwable error) {
         if (error != null) {
             meters.failed("handler_error");
+            Outcome mapped = options.exceptionOutcome(error).orElse(null);
             log.warn(
-                    "handler for topic '{}' failed on message {} (retryCount {}); treating it as retry",
+                    "handler for topic '{}' failed on message {} (retryCount {}); treating it as {}",
                     topic.name(),
                     job.messageId(),
                     job.retryCount,
+                    mapped != null
+                            ? mapped + " (the registration's outcome for "
+                                    + error.getClass().getName() + ")"
+                            : "retry",
                     error);
-            return Outcome.retry();
+            return mapped != null ? mapped : Outcome.retry();
         }
         if (result instanceof Outcome o) {
             return o;
@@ -207,15 +215,16 @@ final class DeliveryPipeline<T, C> {
 
     /**
      * The verdict on a handler's outcome: its decision, replies published first (or, on a transactional backend,
-     * carried to commit with the ack), its continuation, and its seek where the registration allows seeking.
+     * carried to commit with the ack), its continuation, its seek where the registration allows seeking, and what the
+     * handler threw, if it threw.
      */
-    Verdict conclude(Job job, Outcome outcome) {
+    Verdict conclude(Job job, Outcome outcome, @Nullable Throwable failure) {
         Decision decision = policy.decide(outcome, job.retryCount);
         Verdict verdict =
                 decision instanceof DeliveryPolicy.Ack && !outcome.replies().isEmpty()
                         ? ackWithReplies(job, outcome)
                         : verdict(job, decision, outcome.continuation().orElse(null));
-        return verdict.seeking(seekOf(outcome));
+        return verdict.seeking(seekOf(outcome)).failedWith(failure);
     }
 
     /** The verdict of the timeout outcome on a handler taken over at its deadline. */
@@ -303,7 +312,7 @@ final class DeliveryPipeline<T, C> {
         if (engine.services().capabilities().transactions()) {
             // The replies are published by the settlement itself; count them as publishes once it is done.
             job.confirmation = failure -> countReplies(replies, failure == null);
-            return new Verdict(job, DeliveryPolicy.ACK, List.copyOf(replies), continuation, null);
+            return new Verdict(job, DeliveryPolicy.ACK, List.copyOf(replies), continuation, null, null);
         }
         Throwable failure = publishReplies(replies);
         if (failure != null) {

@@ -45,7 +45,7 @@ final class MainFlow<T, C> implements Flow {
             return null; // taken over by the watchdog or the drain, which settle it
         }
         // counted by the MetricsInterceptor
-        return pipeline.conclude(job, pipeline.outcomeOf(job, worker.result, worker.error));
+        return pipeline.conclude(job, pipeline.outcomeOf(job, worker.result, worker.error), worker.error);
     }
 
     @Override

@@ -16,21 +16,28 @@ import org.jspecify.annotations.Nullable;
  *     published them before concluding)
  * @param continuation runs after the settlement was confirmed, or null
  * @param seek where the handler asked the subscription to move, or null
+ * @param failure what the handler threw, for the dead letter's {@code shove-exception-*} headers; or null
  */
 record Verdict(
         Job job,
         Decision decision,
         List<Settlement.Copy.ToTopic> replies,
         @Nullable Runnable continuation,
-        @Nullable Position seek) {
+        @Nullable Position seek,
+        @Nullable Throwable failure) {
 
-    /** A decision without replies or seek. */
+    /** A decision without replies, seek or failure. */
     static Verdict of(Job job, Decision decision, @Nullable Runnable continuation) {
-        return new Verdict(job, decision, List.of(), continuation, null);
+        return new Verdict(job, decision, List.of(), continuation, null, null);
     }
 
     /** The same verdict, moving the subscription to {@code position} afterwards (none when null). */
     Verdict seeking(@Nullable Position position) {
-        return position == null ? this : new Verdict(job, decision, replies, continuation, position);
+        return position == null ? this : new Verdict(job, decision, replies, continuation, position, failure);
+    }
+
+    /** The same verdict, caused by what the handler threw (none when null). */
+    Verdict failedWith(@Nullable Throwable error) {
+        return error == null ? this : new Verdict(job, decision, replies, continuation, seek, error);
     }
 }
