@@ -76,6 +76,21 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
             BatchOptions batch,
             Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory);
 
+    /**
+     * Pauses a registration at run time: no more messages are handed to its handlers; those running finish and settle
+     * as usual; what its consumers have received waits, unsettled, and nothing is redelivered early. Its dead letters
+     * still reach {@code handleDead}. Idempotent. A stop while paused returns what waits to the broker.
+     *
+     * @throws IllegalArgumentException when the topic is not registered here
+     */
+    void pause(Topic<?> topic);
+
+    /** Hands out messages again after {@link #pause}; idempotent. */
+    void resume(Topic<?> topic);
+
+    /** Whether the registration is paused by {@link #pause} (a circuit breaker's pauses are not counted here). */
+    boolean isPaused(Topic<?> topic);
+
     /** Adds one consumer to a registration; false when it already runs its maximum. */
     boolean scaleUp(Topic<?> topic);
 

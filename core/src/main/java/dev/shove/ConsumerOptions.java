@@ -73,6 +73,7 @@ public final class ConsumerOptions {
     private final @Nullable Position startAt;
     private final boolean seeking;
     private final Map<Class<? extends Throwable>, Outcome> exceptionOutcomes;
+    private final @Nullable CircuitBreakerConfig circuitBreaker;
 
     private ConsumerOptions(Settings<?> s) {
         this.prefetch = s.prefetch;
@@ -89,6 +90,7 @@ public final class ConsumerOptions {
         this.startAt = s.startAt;
         this.seeking = s.seeking;
         this.exceptionOutcomes = Map.copyOf(s.exceptionOutcomes);
+        this.circuitBreaker = s.circuitBreaker;
     }
 
     /** The defaults listed above. */
@@ -168,6 +170,11 @@ public final class ConsumerOptions {
         return seeking;
     }
 
+    /** The circuit breaker that pauses the registration while its handlers keep failing, if one is set. */
+    public Optional<CircuitBreakerConfig> circuitBreaker() {
+        return Optional.ofNullable(circuitBreaker);
+    }
+
     /**
      * The outcome a handler that threw {@code error} counts as: the one given for its class or its nearest superclass
      * with {@link Settings#exceptionOutcome}; empty for {@link Outcome#retry()}, the default.
@@ -211,7 +218,8 @@ public final class ConsumerOptions {
                 + (interceptors.isEmpty() ? "" : ", interceptors=" + interceptors.size())
                 + (startAt == null ? "" : ", startAt=" + startAt)
                 + (seeking ? ", seeking" : "")
-                + (exceptionOutcomes.isEmpty() ? "" : ", exceptionOutcomes=" + exceptionOutcomes.size()) + "]";
+                + (exceptionOutcomes.isEmpty() ? "" : ", exceptionOutcomes=" + exceptionOutcomes.size())
+                + (circuitBreaker == null ? "" : ", circuitBreaker=" + circuitBreaker) + "]";
     }
 
     /** Builds {@link ConsumerOptions}; starts from the defaults. Not thread-safe. */
@@ -255,6 +263,9 @@ public final class ConsumerOptions {
         boolean seeking;
         Map<Class<? extends Throwable>, Outcome> exceptionOutcomes = new LinkedHashMap<>();
 
+        @Nullable
+        CircuitBreakerConfig circuitBreaker;
+
         Settings() {}
 
         @SuppressWarnings("unchecked")
@@ -278,6 +289,7 @@ public final class ConsumerOptions {
             startAt = o.startAt;
             seeking = o.seeking;
             exceptionOutcomes = new LinkedHashMap<>(o.exceptionOutcomes);
+            circuitBreaker = o.circuitBreaker;
         }
 
         /** The consumer settings as set so far. */
@@ -432,6 +444,16 @@ public final class ConsumerOptions {
                         .formatted(type.getName(), outcome));
             }
             exceptionOutcomes.put(type, outcome);
+            return self();
+        }
+
+        /**
+         * Pauses the registration while its handlers keep failing, and probes with one message before it flows
+         * again (see {@link CircuitBreakerConfig}), so a dependency that is down does not burn every message's retry
+         * budget.
+         */
+        public S circuitBreaker(CircuitBreakerConfig config) {
+            this.circuitBreaker = Objects.requireNonNull(config, "config");
             return self();
         }
 

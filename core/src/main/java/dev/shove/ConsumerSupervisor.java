@@ -39,6 +39,15 @@ public interface ConsumerSupervisor<B, C> extends AutoCloseable {
     <T> ConsumerSupervisor<B, C> registerBatch(
             Topic<T> topic, ConsumerOptions options, BatchOptions batch, BatchMessageHandler<T, ? super C> handler);
 
+    /** See {@link ConsumerGroup#pause(Topic)}. */
+    void pause(Topic<?> topic);
+
+    /** See {@link ConsumerGroup#resume(Topic)}. */
+    void resume(Topic<?> topic);
+
+    /** See {@link ConsumerGroup#isPaused(Topic)}. */
+    boolean isPaused(Topic<?> topic);
+
     /** See {@link ConsumerGroup#start()}. */
     void start();
 

@@ -10,7 +10,8 @@ import java.util.List;
  * <p>Tags: consumer meters carry {@code topic} and {@code consumer_group}; {@link #CONSUMED} and the processing timer
  * add {@code outcome} ({@code ack}, {@code retry}, {@code reject}, {@code defer}); {@link #FAILED}, {@link #DISCARDED}
  * and {@link #DEAD_LETTERED} add {@code reason}; publish meters carry {@code topic} and {@code outcome} ({@code
- * success}, {@code error}); {@link #BACKEND_ERRORS} carries {@code backend} and {@code kind}; {@link
+ * success}, {@code error}); {@link #PAUSED} and {@link #CIRCUIT_STATE} carry {@code topic} and {@code
+ * consumer_group}; {@link #BACKEND_ERRORS} carries {@code backend} and {@code kind}; {@link
  * #INVALID_HEADERS} carries {@code header} and {@code problem} ({@code unreadable}, {@code
  * out_of_range}).
  */
@@ -42,6 +43,10 @@ public final class ShoveMeters {
      * them, or they were corrupted): a value that cannot be read is treated as absent, one out of range is clamped.
      */
     public static final String INVALID_HEADERS = "shove.headers.invalid";
+    /** Gauge: 1 while the application has paused the registration ({@code group.pause(topic)}), else 0. */
+    public static final String PAUSED = "shove.registration.paused";
+    /** Gauge, for registrations with a circuit breaker: 0 closed, 1 open (paused), 2 half-open (one probe). */
+    public static final String CIRCUIT_STATE = "shove.circuit.state";
 
     /** Every meter name above. */
     public static final List<String> ALL = List.of(
@@ -56,7 +61,9 @@ public final class ShoveMeters {
             INFLIGHT,
             AUTOSCALER_DECISIONS,
             BACKEND_ERRORS,
-            INVALID_HEADERS);
+            INVALID_HEADERS,
+            PAUSED,
+            CIRCUIT_STATE);
 
     private ShoveMeters() {}
 }

@@ -152,6 +152,14 @@ public abstract class BrokerConformance<B> {
     }
 
     @Nested
+    @DisplayName("pause, resume and the circuit breaker")
+    class Pausing extends PauseContracts<B> {
+        Pausing() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
     @DisplayName("topology")
     class Topology extends TopologyContracts<B> {
         Topology() {

@@ -115,6 +115,7 @@ final class BatchFlow<T, C> implements Flow {
             Job job = readable.get(i);
             Outcome outcome = outcomes.get(i);
             pipeline.meters.consumed(outcome.kind(), perMessageNanos);
+            pipeline.valve.record(worker.error != null || outcome.kind() == Outcome.Kind.RETRY);
             verdicts.add(pipeline.verdict(
                             job,
                             pipeline.policy.decide(outcome, job.retryCount),

@@ -67,6 +67,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final long timeoutNanos;
     private final @Nullable BatchOptions batch;
     private final Metrics.ConsumerMeters meters;
+    private final Valve valve;
     private final boolean nativeBatches;
     private final Object batchLock = new Object();
 
@@ -93,7 +94,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             long timeoutNanos,
             boolean sequenced,
             @Nullable BatchOptions batch,
-            Metrics.ConsumerMeters meters) {
+            Metrics.ConsumerMeters meters,
+            Valve valve) {
+        this.valve = valve;
         this.consumerId = consumerId;
         this.context = context;
         this.request = request;
@@ -230,31 +233,36 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     void workerLoop(Worker worker) {
         try {
             while (!worker.retired) {
-                if (batch != null) {
-                    List<Job> jobs;
-                    try {
-                        jobs = collectBatch(batch);
-                    } catch (InterruptedException e) {
-                        if (state >= STOPPING) {
-                            break;
-                        }
-                        continue;
-                    }
-                    runBatch(worker, jobs);
-                    continue;
-                }
-                Job job;
+                boolean probe;
+                List<Job> jobs;
                 try {
-                    job = ready.take();
+                    probe = valve.awaitOpen();
+                    jobs = batch != null ? collectBatch(batch) : List.of(ready.take());
                 } catch (InterruptedException e) {
                     if (state >= STOPPING) {
                         break;
                     }
                     continue;
                 }
-                Job next = job;
-                while (next != null && !worker.retired) {
-                    next = runOne(worker, next);
+                if (!probe && !valve.isFlowing()) {
+                    // paused, or the breaker opened, while this worker waited for work: the jobs wait too
+                    ready.addAll(jobs);
+                    continue;
+                }
+                if (batch != null) {
+                    runBatch(worker, jobs);
+                } else {
+                    Job next = jobs.getFirst();
+                    while (next != null && !worker.retired) {
+                        next = runOne(worker, next);
+                        if (next != null && !valve.isFlowing()) {
+                            ready.add(next); // its key's next message waits for the valve like any other
+                            next = null;
+                        }
+                    }
+                }
+                if (probe) {
+                    valve.returnProbe(); // unless the probe's handler run reported, which closed or reopened it
                 }
             }
         } catch (Throwable t) {

@@ -112,6 +112,21 @@ final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
     }
 
     @Override
+    public void pause(Topic<?> topic) {
+        runtime.pause(topic);
+    }
+
+    @Override
+    public void resume(Topic<?> topic) {
+        runtime.resume(topic);
+    }
+
+    @Override
+    public boolean isPaused(Topic<?> topic) {
+        return runtime.isPaused(topic);
+    }
+
+    @Override
     public void start() {
         runtime.start();
     }

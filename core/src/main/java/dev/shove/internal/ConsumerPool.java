@@ -105,7 +105,8 @@ final class ConsumerPool<T, C> {
                     pipeline.timeoutNanos,
                     false,
                     null,
-                    pipeline.deadMeters);
+                    pipeline.deadMeters,
+                    new Valve(topic.name() + "-dlq", null, null, null)); // dead letters are not paused
             engine.start();
             deadLetters = engine;
         }
@@ -231,9 +232,26 @@ final class ConsumerPool<T, C> {
                 pipeline.timeoutNanos,
                 topic.isSequenced(),
                 handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null,
-                pipeline.meters);
+                pipeline.meters,
+                pipeline.valve);
         engine.start();
         consumers.add(engine);
+    }
+
+    /** Stops handing out messages to handlers; in-flight ones finish, received ones wait. */
+    void pause() {
+        pipeline.valve.pause();
+        log.info("topic '{}' of consumer group '{}' paused", topic.name(), group);
+    }
+
+    /** Hands out messages again after {@link #pause()}. */
+    void resume() {
+        pipeline.valve.resume();
+        log.info("topic '{}' of consumer group '{}' resumed", topic.name(), group);
+    }
+
+    boolean isPaused() {
+        return pipeline.valve.isPaused();
     }
 
     synchronized boolean scaleUp() {

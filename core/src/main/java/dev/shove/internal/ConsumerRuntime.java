@@ -341,6 +341,18 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
         return registration(topic).activeConsumers();
     }
 
+    public void pause(Topic<?> topic) {
+        registration(topic).pause();
+    }
+
+    public void resume(Topic<?> topic) {
+        registration(topic).resume();
+    }
+
+    public boolean isPaused(Topic<?> topic) {
+        return registration(topic).isPaused();
+    }
+
     private synchronized ConsumerPool<?, C> registration(Topic<?> topic) {
         ConsumerPool<?, C> r = registrations.get(topic.name());
         if (r == null) {

@@ -81,6 +81,21 @@ final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
     }
 
     @Override
+    public void pause(Topic<?> topic) {
+        runtime.pause(topic);
+    }
+
+    @Override
+    public void resume(Topic<?> topic) {
+        runtime.resume(topic);
+    }
+
+    @Override
+    public boolean isPaused(Topic<?> topic) {
+        return runtime.isPaused(topic);
+    }
+
+    @Override
     public void start() {
         runtime.start();
     }

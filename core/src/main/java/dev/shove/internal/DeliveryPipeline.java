@@ -1,11 +1,13 @@
 package dev.shove.internal;
 
+import dev.shove.CircuitBreakerConfig;
 import dev.shove.ConsumerOptions;
 import dev.shove.DecodeFailurePolicy;
 import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.Position;
 import dev.shove.SequenceFailure;
+import dev.shove.ShoveMeters;
 import dev.shove.Topic;
 import dev.shove.internal.DeliveryPolicy.Decision;
 import dev.shove.spi.Delivery;
@@ -45,6 +47,9 @@ final class DeliveryPipeline<T, C> {
     final Metrics.ConsumerMeters meters;
     final Metrics.ConsumerMeters deadMeters;
     final long timeoutNanos;
+    /** Whether the registration's workers may start jobs: pause, resume and the circuit breaker. */
+    final Valve valve;
+
     private final Outcome timeoutOutcome;
     private final int maxMessageSize;
     private final boolean failAll;
@@ -76,6 +81,20 @@ final class DeliveryPipeline<T, C> {
                 .orElse(0L);
         this.timeoutOutcome = options.handlerTimeoutOutcome();
         this.maxMessageSize = options.maxMessageSize().orElse(0);
+        CircuitBreakerConfig breaker = options.circuitBreaker().orElse(null);
+        this.valve = new Valve(
+                topic.name(),
+                breaker,
+                services.metrics()
+                        .state(ShoveMeters.PAUSED, "1 while the registration is paused", topic.name(), metricGroup),
+                breaker == null
+                        ? null
+                        : services.metrics()
+                                .state(
+                                        ShoveMeters.CIRCUIT_STATE,
+                                        "Circuit breaker: 0 closed, 1 open, 2 half-open",
+                                        topic.name(),
+                                        metricGroup));
         this.failAll = topic.sequencing()
                 .map(s -> s.onFailure() == SequenceFailure.FAIL_ALL)
                 .orElse(false);
@@ -219,6 +238,7 @@ final class DeliveryPipeline<T, C> {
      * handler threw, if it threw.
      */
     Verdict conclude(Job job, Outcome outcome, @Nullable Throwable failure) {
+        valve.record(failure != null || outcome.kind() == Outcome.Kind.RETRY);
         Decision decision = policy.decide(outcome, job.retryCount);
         Verdict verdict =
                 decision instanceof DeliveryPolicy.Ack && !outcome.replies().isEmpty()
@@ -229,6 +249,7 @@ final class DeliveryPipeline<T, C> {
 
     /** The verdict of the timeout outcome on a handler taken over at its deadline. */
     Verdict timedOut(Job job) {
+        valve.record(true);
         return verdict(job, policy.decide(timeoutOutcome, job.retryCount), null);
     }
 

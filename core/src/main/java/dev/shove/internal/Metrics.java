@@ -40,6 +40,8 @@ final class Metrics {
      */
     private final ConcurrentHashMap<List<String>, AtomicInteger> inflight = new ConcurrentHashMap<>();
 
+    private final ConcurrentHashMap<List<String>, AtomicInteger> states = new ConcurrentHashMap<>();
+
     Metrics(MeterRegistry registry) {
         this.registry = registry;
     }
@@ -64,6 +66,23 @@ final class Metrics {
             return counter;
         });
         return new ConsumerMeters(registry, topic, group, running);
+    }
+
+    /**
+     * The number behind a state gauge of one registration ({@code topic}, {@code group}): shared by every registration
+     * with that id, like the in-flight gauge, since a registry keeps the gauge registered first.
+     */
+    AtomicInteger state(String name, String description, String topic, String group) {
+        return states.computeIfAbsent(List.of(name, topic, group), id -> {
+            AtomicInteger value = new AtomicInteger();
+            Gauge.builder(name, value, AtomicInteger::get)
+                    .description(description)
+                    .tag("topic", topic)
+                    .tag("consumer_group", group)
+                    .strongReference(true)
+                    .register(registry);
+            return value;
+        });
     }
 
     public Counter autoscalerDecision(String group, String direction) {
