@@ -9,8 +9,6 @@ import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -72,8 +70,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private static final long STALL_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
-
     /** A note from a settling thread to the poll thread. */
     private record Note(
             KafkaDelivery delivery,
@@ -97,8 +93,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final int window;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
-    private final MeterRegistry registry;
-    private final Gauge stalledGauge;
+    private final StallWatch stallWatch;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
@@ -113,7 +108,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private volatile boolean closing;
     private volatile boolean terminated;
     private volatile boolean sleeping;
-    private volatile int stalled;
 
     // Poll thread only.
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog = new ArrayDeque<>();
@@ -125,7 +119,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private int completedSinceCommit;
     private long firstCompletionNanos;
     private long lastPollNanos;
-    private long lastStallCheckNanos = System.nanoTime();
     private boolean waitsOverflowReported;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
@@ -144,13 +137,12 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }
         this.consumer = new KafkaConsumer<>(properties);
-        this.registry = transport.context().meterRegistry();
-        this.stalledGauge = Gauge.builder("shove.kafka.partitions.stalled", this, s -> s.stalled)
-                .description("partitions of this consumer whose commit point has not moved for stallThreshold while"
-                        + " records were pending")
-                .tag("topic", queue)
-                .tag("consumer", request.consumerId())
-                .register(registry);
+        this.stallWatch = new StallWatch(
+                queue,
+                request.consumerId(),
+                groupId,
+                transport.config().stallThreshold(),
+                transport.context().meterRegistry());
         this.pollThread = Thread.ofPlatform()
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
@@ -428,7 +420,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         pause();
         closing = true;
         awaitFinished();
-        registry.remove(stalledGauge);
+        stallWatch.close();
         transport.closed(this);
     }
 
@@ -459,7 +451,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 applyNotes(0);
                 deliverBacklog();
                 commitIfDue(false);
-                checkStalls();
+                stallWatch.check(owned.values());
                 updatePause();
                 if (consumerPaused) {
                     applyNotes(TimeUnit.MILLISECONDS.toNanos(20));
@@ -793,36 +785,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             consumer.resume(consumer.assignment());
             consumerPaused = false;
         }
-    }
-
-    private void checkStalls() {
-        long now = System.nanoTime();
-        if (now - lastStallCheckNanos < STALL_CHECK_NANOS) {
-            return;
-        }
-        lastStallCheckNanos = now;
-        long threshold = transport.config().stallThreshold().toNanos();
-        int count = 0;
-        for (PartitionState state : owned.values()) {
-            long age = state.stalledNanos(now);
-            if (age >= threshold) {
-                count++;
-                if (state.reportStall()) {
-                    log.warn(
-                            "partition {} of topic '{}' (consumer {}, group '{}') has not committed past offset {} for"
-                                    + " {} s; {} record(s) wait behind it (a handler still running, or a key"
-                                    + " waiting out a retry)",
-                            state.partition.partition(),
-                            queue,
-                            request.consumerId(),
-                            groupId,
-                            state.firstPending(),
-                            TimeUnit.NANOSECONDS.toSeconds(age),
-                            state.pending());
-                }
-            }
-        }
-        stalled = count;
     }
 
     // ---------------------------------------------------------------- rebalances (poll thread, inside poll)
