@@ -94,6 +94,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
     private final StallWatch stallWatch;
+    private final SettleCallbacks callbacks;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
@@ -143,6 +144,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 groupId,
                 transport.config().stallThreshold(),
                 transport.context().meterRegistry());
+        this.callbacks = new SettleCallbacks(queue, request.consumerId());
         this.pollThread = Thread.ofPlatform()
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
@@ -593,13 +595,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             for (PartitionState state : owned.values()) {
                 state.takeBlocked(returnedCallbacks);
             }
-            fail(
+            callbacks.fail(
                     returnedCallbacks,
                     "an earlier record of its partition went back to the broker, so its offset"
                             + " cannot be committed; it will be delivered again");
         }
         if (!ready.isEmpty()) {
-            succeed(ready);
+            callbacks.succeed(ready);
         }
     }
 
@@ -627,7 +629,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             return;
         }
         if (state != d.state) {
-            fail(
+            callbacks.fail(
                     note.callback(),
                     "partition " + d.partition() + " was revoked before record " + d.deliveryId()
                             + " could be committed; it will be delivered again by its new owner");
@@ -641,7 +643,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             } else if (state.complete(d.offset(), note.callback())) {
                 countCompletion();
             } else {
-                fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
+                callbacks.fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
             }
             return;
         }
@@ -742,7 +744,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 state.committed(e.getValue().offset(), ready);
             }
         }
-        succeed(ready);
+        callbacks.succeed(ready);
     }
 
     /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
@@ -765,7 +767,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     state.committed(om.offset(), ready);
                 }
             }
-            succeed(ready);
+            callbacks.succeed(ready);
         } catch (RuntimeException e) {
             log.warn(
                     "consumer {} could not commit {} on topic '{}': {}; those records will be delivered again",
@@ -920,7 +922,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             state.takeAll(orphans);
             owned.remove(state.partition.partition(), state);
         }
-        fail(orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
+        callbacks.fail(
+                orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
         log.debug(
                 "consumer {} of topic '{}' let go of partitions {} ({} withdrawn)",
                 request.consumerId(),
@@ -960,7 +963,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 state.takeAll(orphans);
             }
             owned.clear();
-            fail(orphans, "the consumer closed before its offset was committed; it will be delivered again");
+            callbacks.fail(orphans, "the consumer closed before its offset was committed; it will be delivered again");
             try {
                 consumer.close(CloseOptions.timeout(transport.config().apiTimeout()));
             } catch (RuntimeException e) {
@@ -979,43 +982,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             if (note.failure() != null) {
                 note.callback().settled(note.failure());
             } else if (note.done()) {
-                fail(
+                callbacks.fail(
                         note.callback(),
                         "the consumer closed before its offset was committed; it will be delivered again");
             } else {
                 note.callback().settled(null);
             }
             note = notes.poll();
-        }
-    }
-
-    private void succeed(List<SettleCallback> callbacks) {
-        for (SettleCallback cb : callbacks) {
-            invoke(cb, null);
-        }
-        callbacks.clear();
-    }
-
-    private void fail(List<SettleCallback> callbacks, String why) {
-        if (callbacks.isEmpty()) {
-            return;
-        }
-        ShoveException failure = new ShoveException("topic '" + queue + "': " + why);
-        for (SettleCallback cb : callbacks) {
-            invoke(cb, failure);
-        }
-        callbacks.clear();
-    }
-
-    private void fail(SettleCallback callback, String why) {
-        invoke(callback, new ShoveException("topic '" + queue + "': " + why));
-    }
-
-    private void invoke(SettleCallback callback, @Nullable Throwable failure) {
-        try {
-            callback.settled(failure);
-        } catch (RuntimeException e) {
-            log.error("a settle callback of consumer {} threw", request.consumerId(), e);
         }
     }
 
