@@ -95,6 +95,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final Thread pollThread;
     private final StallWatch stallWatch;
     private final SettleCallbacks callbacks;
+    private final OffsetCommitter committer;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
@@ -117,10 +118,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
     private boolean consumerPaused;
     private boolean startApplied;
-    private int completedSinceCommit;
-    private long firstCompletionNanos;
     private long lastPollNanos;
-    private boolean waitsOverflowReported;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
         this.transport = transport;
@@ -145,6 +143,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 transport.config().stallThreshold(),
                 transport.context().meterRegistry());
         this.callbacks = new SettleCallbacks(queue, request.consumerId());
+        this.committer = new OffsetCommitter(
+                consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast);
         this.pollThread = Thread.ofPlatform()
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
@@ -335,7 +335,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     }
                     owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
                 }
-                countCompletion(); // commit the new positions soon
+                committer.countCompletion(); // commit the new positions soon
                 if (!seeks.isEmpty()) {
                     applySeeks();
                 }
@@ -452,7 +452,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             while (!closing) {
                 applyNotes(0);
                 deliverBacklog();
-                commitIfDue(false);
+                committer.commitIfDue();
                 stallWatch.check(owned.values());
                 updatePause();
                 if (consumerPaused) {
@@ -461,7 +461,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                         poll(Duration.ZERO);
                     }
                 } else {
-                    poll(completedSinceCommit > 0 ? transport.config().commitInterval() : POLL_TIMEOUT);
+                    poll(committer.hasUncommitted() ? transport.config().commitInterval() : POLL_TIMEOUT);
                 }
             }
         } catch (Throwable t) {
@@ -507,7 +507,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 }
                 if (main && !addressedToUs(r)) {
                     state.skip(r.offset());
-                    countCompletion();
+                    committer.countCompletion();
                     continue;
                 }
                 if (!state.admit(r.offset())) {
@@ -611,7 +611,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             PartitionState state = owned.get(d.partition());
             if (state == d.state) {
                 state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
-                countCompletion(); // commit the wait soon
+                committer.countCompletion(); // commit the wait soon
             }
         }
     }
@@ -641,7 +641,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 state.complete(d.offset(), null);
                 ready.add(note.callback());
             } else if (state.complete(d.offset(), note.callback())) {
-                countCompletion();
+                committer.countCompletion();
             } else {
                 callbacks.fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
             }
@@ -653,12 +653,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             note.callback().settled(note.failure());
         } else {
             ready.add(note.callback());
-        }
-    }
-
-    private void countCompletion() {
-        if (completedSinceCommit++ == 0) {
-            firstCompletionNanos = System.nanoTime();
         }
     }
 
@@ -679,103 +673,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             consumer.seek(state.partition, offset);
         }
         seeks.clear();
-    }
-
-    private void commitIfDue(boolean force) {
-        if (broadcast) {
-            return;
-        }
-        if (!force) {
-            if (completedSinceCommit == 0) {
-                return;
-            }
-            if (completedSinceCommit < transport.config().commitBatch()
-                    && System.nanoTime() - firstCompletionNanos
-                            < transport.config().commitInterval().toNanos()) {
-                return;
-            }
-        }
-        completedSinceCommit = 0;
-        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
-        if (offsets.isEmpty()) {
-            return;
-        }
-        consumer.commitAsync(offsets, (committed, error) -> {
-            if (error == null) {
-                onCommitted(committed);
-            } else {
-                log.debug("commit of {} on topic '{}' failed: {}", committed, queue, error.toString());
-                for (TopicPartition tp : offsets.keySet()) {
-                    PartitionState state = owned.get(tp.partition());
-                    if (state != null) {
-                        state.commitFailed();
-                    }
-                }
-                countCompletion();
-            }
-        });
-    }
-
-    private Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (PartitionState state : states) {
-            long point = state.takeCommit();
-            if (point >= 0) {
-                offsets.put(state.partition, new OffsetAndMetadata(point, state.commitMetadata(point)));
-                if (!waitsOverflowReported && !state.waitsFit()) {
-                    waitsOverflowReported = true;
-                    log.warn(
-                            "partition {} of topic '{}' has more sequenced retries waiting than fit into the commit"
-                                    + " metadata; if consumer {} stops now, the last of them start again from their"
-                                    + " published retry count",
-                            state.partition.partition(),
-                            queue,
-                            request.consumerId());
-                }
-            }
-        }
-        return offsets;
-    }
-
-    private void onCommitted(Map<TopicPartition, OffsetAndMetadata> committed) {
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
-            PartitionState state = owned.get(e.getKey().partition());
-            if (state != null) {
-                state.committed(e.getValue().offset(), ready);
-            }
-        }
-        callbacks.succeed(ready);
-    }
-
-    /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
-    private void commitNow(Collection<PartitionState> states) {
-        if (broadcast) {
-            return;
-        }
-        for (PartitionState state : states) {
-            state.commitFailed(); // resend the current point even if an async commit of it is still in flight
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(states);
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            consumer.commitSync(offsets, transport.config().apiTimeout());
-            for (PartitionState state : states) {
-                OffsetAndMetadata om = offsets.get(state.partition);
-                if (om != null) {
-                    state.committed(om.offset(), ready);
-                }
-            }
-            callbacks.succeed(ready);
-        } catch (RuntimeException e) {
-            log.warn(
-                    "consumer {} could not commit {} on topic '{}': {}; those records will be delivered again",
-                    request.consumerId(),
-                    offsets,
-                    queue,
-                    e.toString());
-        }
     }
 
     private void updatePause() {
@@ -915,7 +812,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                         left,
                         transport.config().revocationTimeout());
             }
-            commitNow(states);
+            committer.commitNow(states);
         }
         List<SettleCallback> orphans = new ArrayList<>();
         for (PartitionState state : states) {
@@ -950,7 +847,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 Thread.currentThread().interrupt();
             }
             List<PartitionState> states = new ArrayList<>(owned.values());
-            commitNow(states);
+            committer.commitNow(states);
             terminated = true;
             for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
                 seek.done()
