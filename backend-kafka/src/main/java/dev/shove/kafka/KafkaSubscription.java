@@ -3,6 +3,7 @@ package dev.shove.kafka;
 import dev.shove.Position;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
+import dev.shove.kafka.PartitionSeeker.SeekRequest;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.SettleCallback;
@@ -15,7 +16,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +36,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
@@ -96,12 +95,16 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final StallWatch stallWatch;
     private final SettleCallbacks callbacks;
     private final OffsetCommitter committer;
+    private final PartitionSeeker seeker;
 
     private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
-    private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
-    private final AtomicInteger outstanding = new AtomicInteger();
+    private final PollState pollState;
+    // The parts of the poll state this class uses most, shared with the helpers.
+    private final ConcurrentHashMap<Integer, PartitionState> owned;
+    private final AtomicInteger outstanding;
+    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -112,8 +115,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private volatile boolean sleeping;
 
     // Poll thread only.
-    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog = new ArrayDeque<>();
-    private final Map<Integer, Long> seeks = new HashMap<>();
     private final List<SettleCallback> ready = new ArrayList<>();
     private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
     private boolean consumerPaused;
@@ -130,6 +131,10 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.main = request.source() == SubscriptionRequest.Source.MAIN;
         this.window = request.window();
         this.broadcast = request.topic().isBroadcast();
+        this.pollState = new PollState(sink, this);
+        this.owned = pollState.owned;
+        this.outstanding = pollState.outstanding;
+        this.backlog = pollState.backlog;
         Map<String, Object> properties = transport.consumerProperties(
                 groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500));
         if (broadcast) {
@@ -145,6 +150,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.callbacks = new SettleCallbacks(queue, request.consumerId());
         this.committer = new OffsetCommitter(
                 consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast);
+        this.seeker =
+                new PartitionSeeker(consumer, transport.config(), queue, request.consumerId(), pollState, committer);
         this.pollThread = Thread.ofPlatform()
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
@@ -247,9 +254,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    /** A move asked by the engine, carried out on the poll thread. */
-    private record SeekRequest(Position position, List<Delivery> abandoned, CompletableFuture<Void> done) {}
-
     /**
      * Moves this consumer's partitions ({@link Position#sequence} and {@link Position#start()} / {@link
      * Position#end()} / {@link Position#timestamp}: every assigned partition; a {@link Position.Captured captured}
@@ -283,123 +287,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     "consumer " + request.consumerId() + " of topic '" + queue + "' did not move within "
                             + transport.config().apiTimeout(),
                     e);
-        }
-    }
-
-    /** Carries out the engine's moves (poll thread). */
-    private void applySeekRequests() {
-        SeekRequest seek = seekRequests.poll();
-        while (seek != null) {
-            try {
-                Position position = seek.position();
-                List<TopicPartition> targets = new ArrayList<>();
-                if (position instanceof Position.Captured captured) {
-                    PartitionState state = owned.get(captured.partition());
-                    if (!captured.queue().equals(queue) || state == null) {
-                        throw new IllegalArgumentException("position " + captured + " is not in a partition of topic '"
-                                + queue + "' assigned to consumer " + request.consumerId());
-                    }
-                    targets.add(state.partition);
-                } else {
-                    for (PartitionState state : owned.values()) {
-                        targets.add(state.partition);
-                    }
-                }
-                moveTo(position, targets); // throws before anything changed when the position does not exist
-                Set<Integer> moved = new HashSet<>();
-                for (TopicPartition tp : targets) {
-                    moved.add(tp.partition());
-                }
-                for (Delivery d : seek.abandoned()) {
-                    KafkaDelivery kd = (KafkaDelivery) d;
-                    outstanding.decrementAndGet();
-                    if (!moved.contains(kd.partition()) && owned.get(kd.partition()) == kd.state) {
-                        // withdrawn from a partition that does not move: read it again
-                        kd.state.markReturned(kd.offset());
-                        seeks.merge(kd.partition(), kd.offset(), Math::min);
-                    }
-                }
-                backlog.removeIf(r -> moved.contains(r.partition()));
-                // Records of the moved partitions handed out after the engine dropped its unstarted ones: take them
-                // back too, or they would run after the move with their old positions.
-                List<Delivery> late = sink.withdraw(d -> d instanceof KafkaDelivery kd
-                        && kd.owner == this
-                        && moved.contains(kd.partition())
-                        && owned.get(kd.partition()) == kd.state);
-                outstanding.addAndGet(-late.size());
-                for (TopicPartition tp : targets) {
-                    PartitionState old = owned.get(tp.partition());
-                    if (old != null) {
-                        old.markMoved();
-                        old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
-                    }
-                    owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
-                }
-                committer.countCompletion(); // commit the new positions soon
-                if (!seeks.isEmpty()) {
-                    applySeeks();
-                }
-                seek.done().complete(null);
-            } catch (RuntimeException e) {
-                seek.done().completeExceptionally(e);
-            }
-            seek = seekRequests.poll();
-        }
-    }
-
-    /**
-     * Seeks {@code partitions} to {@code position}; throws {@link IllegalArgumentException}, having moved nothing,
-     * when the position is not in the log (trimmed, or past the end).
-     */
-    private void moveTo(Position position, Collection<TopicPartition> partitions) {
-        switch (position) {
-            case Position.Start s -> consumer.seekToBeginning(partitions);
-            case Position.End e -> consumer.seekToEnd(partitions);
-            case Position.Sequence sequence -> {
-                checkInLog(partitions, sequence.sequence(), position);
-                for (TopicPartition tp : partitions) {
-                    consumer.seek(tp, sequence.sequence());
-                }
-            }
-            case Position.Captured captured -> {
-                checkInLog(partitions, captured.offset(), position);
-                for (TopicPartition tp : partitions) {
-                    consumer.seek(tp, captured.offset());
-                }
-            }
-            case Position.Timestamp t -> {
-                Map<TopicPartition, Long> times = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    times.put(tp, t.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found =
-                        consumer.offsetsForTimes(times, transport.config().apiTimeout());
-                List<TopicPartition> none = new ArrayList<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndTimestamp at = found.get(tp);
-                    if (at == null) {
-                        none.add(tp);
-                    } else {
-                        consumer.seek(tp, at.offset());
-                    }
-                }
-                if (!none.isEmpty()) {
-                    consumer.seekToEnd(none); // nothing at or after that time yet
-                }
-            }
-        }
-    }
-
-    private void checkInLog(Collection<TopicPartition> partitions, long offset, Position position) {
-        Duration timeout = transport.config().apiTimeout();
-        Map<TopicPartition, Long> first = consumer.beginningOffsets(partitions, timeout);
-        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-        for (TopicPartition tp : partitions) {
-            if (offset < first.getOrDefault(tp, 0L) || offset > end.getOrDefault(tp, 0L)) {
-                throw new IllegalArgumentException("position " + position + " is not in partition " + tp.partition()
-                        + " of topic '" + queue + "', which holds offsets " + first.get(tp) + " to "
-                        + end.get(tp));
-            }
         }
     }
 
@@ -542,7 +429,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         startApplied = true;
         Position start = request.startAt();
         try {
-            moveTo(start == null ? Position.end() : start, partitions);
+            seeker.moveTo(start == null ? Position.end() : start, partitions);
         } catch (IllegalArgumentException e) {
             log.warn(
                     "broadcast subscriber {} of topic '{}' cannot start at {}: {}; it starts at the end",
@@ -562,6 +449,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
         return h == null || h.value() == null || Arrays.equals(h.value(), groupIdBytes);
+    }
+
+    /** Carries out the engine's moves (poll thread). */
+    private void applySeekRequests() {
+        for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
+            seeker.move(seek, paused, ready);
+        }
     }
 
     /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
@@ -588,8 +482,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         if (!seekRequests.isEmpty()) {
             applySeekRequests();
         }
-        if (!seeks.isEmpty()) {
-            applySeeks();
+        if (seeker.hasSeeks()) {
+            seeker.applySeeks(paused);
         }
         if (paused) {
             for (PartitionState state : owned.values()) {
@@ -648,31 +542,12 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             return;
         }
         state.markReturned(d.offset());
-        seeks.merge(d.partition(), d.offset(), Math::min);
+        seeker.readAgain(d.partition(), d.offset());
         if (note.failure() != null) {
             note.callback().settled(note.failure());
         } else {
             ready.add(note.callback());
         }
-    }
-
-    /** Reads returned records again: seek each partition back to its lowest returned offset. */
-    private void applySeeks() {
-        if (paused) {
-            seeks.clear(); // stopping: the next owner reads them from the committed offset
-            return;
-        }
-        for (Map.Entry<Integer, Long> e : seeks.entrySet()) {
-            int partition = e.getKey();
-            long offset = e.getValue();
-            PartitionState state = owned.get(partition);
-            if (state == null) {
-                continue;
-            }
-            backlog.removeIf(r -> r.partition() == partition && r.offset() >= offset);
-            consumer.seek(state.partition, offset);
-        }
-        seeks.clear();
     }
 
     private void updatePause() {
@@ -702,7 +577,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             startApplied = true;
             if (start != null) {
                 try {
-                    moveTo(start, partitions);
+                    seeker.moveTo(start, partitions);
                     log.info("consumer {} of topic '{}' starts at {}", request.consumerId(), queue, start);
                 } catch (RuntimeException e) {
                     log.warn(
@@ -784,13 +659,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             }
         }
         backlog.removeIf(r -> numbers.contains(r.partition()));
-        List<Delivery> withdrawn = sink.withdraw(
-                d -> d instanceof KafkaDelivery kd && kd.owner == this && numbers.contains(kd.partition()));
+        List<Delivery> withdrawn = pollState.withdraw(kd -> numbers.contains(kd.partition()));
         for (Delivery d : withdrawn) {
             KafkaDelivery kd = (KafkaDelivery) d;
             kd.state.markReturned(kd.offset());
         }
-        outstanding.addAndGet(-withdrawn.size());
         if (commit) {
             long deadline =
                     System.nanoTime() + transport.config().revocationTimeout().toNanos();
