@@ -4,6 +4,7 @@ import dev.shove.Position;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.kafka.PartitionSeeker.SeekRequest;
+import dev.shove.kafka.PollInbox.Note;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.SettleCallback;
@@ -22,13 +23,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -38,7 +37,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,16 +67,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    /** A note from a settling thread to the poll thread. */
-    private record Note(
-            KafkaDelivery delivery,
-            SettleCallback callback,
-            boolean done,
-            @Nullable Throwable failure) {}
-
-    /** A note from the engine: a record waits in place for a sequenced retry. */
-    private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
-
     private final KafkaTransport transport;
     private final SubscriptionRequest request;
     private final DeliverySink sink;
@@ -96,10 +84,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final SettleCallbacks callbacks;
     private final OffsetCommitter committer;
     private final PartitionSeeker seeker;
+    private final PollInbox inbox;
 
-    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
     private final PollState pollState;
     // The parts of the poll state this class uses most, shared with the helpers.
     private final ConcurrentHashMap<Integer, PartitionState> owned;
@@ -109,14 +95,10 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final CountDownLatch joined = new CountDownLatch(1);
-    private volatile boolean paused;
     private volatile boolean closing;
     private volatile boolean terminated;
-    private volatile boolean sleeping;
 
     // Poll thread only.
-    private final List<SettleCallback> ready = new ArrayList<>();
-    private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
     private boolean consumerPaused;
     private boolean startApplied;
     private long lastPollNanos;
@@ -156,6 +138,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
                 .unstarted(this::run);
+        this.inbox = new PollInbox(pollThread, owned, committer, seeker, callbacks, broadcast);
     }
 
     void start() {
@@ -228,13 +211,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     }
 
     private void enqueue(Note note) {
-        notes.add(note);
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.add(note);
         if (terminated) {
-            applyLateNotes(); // the poll thread has finished: answer the note here
+            inbox.applyLateNotes(); // the poll thread has finished: answer the note here
         }
     }
 
@@ -247,11 +226,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         if (broadcast || !(delivery instanceof KafkaDelivery d) || d.owner != this) {
             return;
         }
-        waitNotes.add(new WaitNote(d, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs)));
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.waiting(d, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs));
     }
 
     /**
@@ -267,11 +242,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     "consumer " + request.consumerId() + " of topic '" + queue + "' is closing and cannot move");
         }
         SeekRequest seek = new SeekRequest(position, List.copyOf(abandoned), new CompletableFuture<>());
-        seekRequests.add(seek);
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.seek(seek);
         try {
             seek.done().get(transport.config().apiTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -294,7 +265,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     public void pause() {
         deliverLock.lock();
         try {
-            paused = true;
+            inbox.pause();
         } finally {
             deliverLock.unlock();
         }
@@ -337,13 +308,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 consumer.subscribe(List.of(queue), this);
             }
             while (!closing) {
-                applyNotes(0);
+                inbox.apply(0);
                 deliverBacklog();
                 committer.commitIfDue();
                 stallWatch.check(owned.values());
                 updatePause();
                 if (consumerPaused) {
-                    applyNotes(TimeUnit.MILLISECONDS.toNanos(20));
+                    inbox.apply(TimeUnit.MILLISECONDS.toNanos(20));
                     if (System.nanoTime() - lastPollNanos >= PAUSED_POLL_NANOS) {
                         poll(Duration.ZERO);
                     }
@@ -378,7 +349,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         deliverLock.lock();
         try {
-            if (paused || !seekRequests.isEmpty()) {
+            if (inbox.paused() || inbox.hasSeekRequests()) {
                 return; // a move is pending: hand out nothing from the old positions
             }
             int room = window - outstanding.get();
@@ -451,107 +422,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         return h == null || h.value() == null || Arrays.equals(h.value(), groupIdBytes);
     }
 
-    /** Carries out the engine's moves (poll thread). */
-    private void applySeekRequests() {
-        for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
-            seeker.move(seek, paused, ready);
-        }
-    }
-
-    /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
-    private void applyNotes(long waitNanos) throws InterruptedException {
-        applyWaitNotes();
-        Note note = notes.poll();
-        if (note == null && waitNanos > 0) {
-            // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
-            sleeping = true;
-            if (notes.isEmpty() && seekRequests.isEmpty() && waitNotes.isEmpty()) {
-                LockSupport.parkNanos(this, waitNanos);
-            }
-            sleeping = false;
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
-            note = notes.poll();
-        }
-        while (note != null) {
-            apply(note);
-            note = notes.poll();
-        }
-        if (!seekRequests.isEmpty()) {
-            applySeekRequests();
-        }
-        if (seeker.hasSeeks()) {
-            seeker.applySeeks(paused);
-        }
-        if (paused) {
-            for (PartitionState state : owned.values()) {
-                state.takeBlocked(returnedCallbacks);
-            }
-            callbacks.fail(
-                    returnedCallbacks,
-                    "an earlier record of its partition went back to the broker, so its offset"
-                            + " cannot be committed; it will be delivered again");
-        }
-        if (!ready.isEmpty()) {
-            callbacks.succeed(ready);
-        }
-    }
-
-    private void applyWaitNotes() {
-        for (WaitNote w = waitNotes.poll(); w != null; w = waitNotes.poll()) {
-            KafkaDelivery d = w.delivery();
-            PartitionState state = owned.get(d.partition());
-            if (state == d.state) {
-                state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
-                committer.countCompletion(); // commit the wait soon
-            }
-        }
-    }
-
-    private void apply(Note note) {
-        KafkaDelivery d = note.delivery();
-        PartitionState state = owned.get(d.partition());
-        if (state != d.state && d.state.isMoved()) {
-            // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
-            if (note.failure() != null) {
-                note.callback().settled(note.failure());
-            } else {
-                ready.add(note.callback());
-            }
-            return;
-        }
-        if (state != d.state) {
-            callbacks.fail(
-                    note.callback(),
-                    "partition " + d.partition() + " was revoked before record " + d.deliveryId()
-                            + " could be committed; it will be delivered again by its new owner");
-            return;
-        }
-        if (note.done()) {
-            if (broadcast) {
-                // Nothing is committed for a broadcast subscriber: settled is settled.
-                state.complete(d.offset(), null);
-                ready.add(note.callback());
-            } else if (state.complete(d.offset(), note.callback())) {
-                committer.countCompletion();
-            } else {
-                callbacks.fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
-            }
-            return;
-        }
-        state.markReturned(d.offset());
-        seeker.readAgain(d.partition(), d.offset());
-        if (note.failure() != null) {
-            note.callback().settled(note.failure());
-        } else {
-            ready.add(note.callback());
-        }
-    }
-
     private void updatePause() {
-        boolean hold = paused || !backlog.isEmpty() || outstanding.get() >= window;
+        boolean hold = inbox.paused() || !backlog.isEmpty() || outstanding.get() >= window;
         if (hold && !consumerPaused) {
             consumer.pause(consumer.assignment());
             consumerPaused = true;
@@ -669,7 +541,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     System.nanoTime() + transport.config().revocationTimeout().toNanos();
             try {
                 while (inFlight(states) > 0 && System.nanoTime() < deadline) {
-                    applyNotes(TimeUnit.MILLISECONDS.toNanos(10));
+                    inbox.apply(TimeUnit.MILLISECONDS.toNanos(10));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -715,19 +587,16 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private void shutdown() {
         try {
             try {
-                applyNotes(0);
+                inbox.apply(0);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             List<PartitionState> states = new ArrayList<>(owned.values());
             committer.commitNow(states);
             terminated = true;
-            for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
-                seek.done()
-                        .completeExceptionally(new IllegalStateException("consumer " + request.consumerId()
-                                + " of topic '" + queue + "' closed before it could move"));
-            }
-            applyLateNotes();
+            inbox.refuseSeeks(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' closed before it could move");
+            inbox.applyLateNotes();
             List<SettleCallback> orphans = new ArrayList<>();
             for (PartitionState state : states) {
                 state.takeAll(orphans);
@@ -742,23 +611,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         } finally {
             joined.countDown();
             finished.countDown();
-        }
-    }
-
-    /** Notes that arrived after the last commit: they can no longer be committed here. */
-    private void applyLateNotes() {
-        Note note = notes.poll();
-        while (note != null) {
-            if (note.failure() != null) {
-                note.callback().settled(note.failure());
-            } else if (note.done()) {
-                callbacks.fail(
-                        note.callback(),
-                        "the consumer closed before its offset was committed; it will be delivered again");
-            } else {
-                note.callback().settled(null);
-            }
-            note = notes.poll();
         }
     }
 
