@@ -17,10 +17,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +32,6 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -42,7 +39,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One consumer of a topic (or of its dead-letter topic): one {@code KafkaConsumer}, a member of the Kafka consumer
- * group, driven by one platform thread named {@code shove-kafka-poll-{consumerId}} that never runs handlers.
+ * group, driven by one platform thread named {@code shove-kafka-poll-{consumerId}} that never runs handlers. The
+ * {@link Subscription} methods are for any thread; the rest runs on the poll thread: this class is the poll loop, and
+ * it calls down into its helpers, each of which runs there too: {@link PollInbox} (what the other threads hand over),
+ * {@link OffsetCommitter}, {@link PartitionSeeker}, {@link PartitionHandover} (rebalances) and {@link StallWatch}.
  *
  * <p>Why everything goes through the poll thread: {@code KafkaConsumer} is single-threaded, while settlements arrive
  * on many handler threads. {@link #settle} therefore only produces the copies (the producer is thread-safe) and puts
@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A returned record (shutdown, or a copy the broker refused) is read again: the poll thread seeks its partition
  * back to the lowest returned offset, and the re-read records that are still in flight or done are not handed out a
- * second time. A partition lost in a rebalance first has its unstarted records withdrawn from the engine, then waits
- * (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets go.
+ * second time. A partition revoked in a rebalance first has its unstarted records withdrawn from the engine, then
+ * waits (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets go.
  */
 final class KafkaSubscription implements Subscription, ConsumerRebalanceListener {
     private static final Logger log = LoggerFactory.getLogger(KafkaSubscription.class);
@@ -85,6 +85,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final OffsetCommitter committer;
     private final PartitionSeeker seeker;
     private final PollInbox inbox;
+    private final PartitionHandover handover;
 
     private final PollState pollState;
     // The parts of the poll state this class uses most, shared with the helpers.
@@ -100,7 +101,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     // Poll thread only.
     private boolean consumerPaused;
-    private boolean startApplied;
     private long lastPollNanos;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
@@ -139,6 +139,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 .daemon()
                 .unstarted(this::run);
         this.inbox = new PollInbox(pollThread, owned, committer, seeker, callbacks, broadcast);
+        this.handover = new PartitionHandover(
+                consumer, transport.config(), request, pollState, inbox, committer, seeker, callbacks);
     }
 
     void start() {
@@ -303,7 +305,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private void run() {
         try {
             if (broadcast) {
-                assignEverything();
+                handover.assignEverything();
+                joined.countDown();
             } else {
                 consumer.subscribe(List.of(queue), this);
             }
@@ -383,39 +386,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    /**
-     * A broadcast subscriber takes every partition itself and starts at the end (what is published from now on) or at
-     * its start position; the positions are resolved before {@link #awaitJoined} returns, so nothing published after
-     * the subscription opened is missed.
-     */
-    private void assignEverything() {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (var info : consumer.partitionsFor(queue, transport.config().apiTimeout())) {
-            partitions.add(new TopicPartition(queue, info.partition()));
-        }
-        consumer.assign(partitions);
-        for (TopicPartition tp : partitions) {
-            owned.put(tp.partition(), new PartitionState(tp));
-        }
-        startApplied = true;
-        Position start = request.startAt();
-        try {
-            seeker.moveTo(start == null ? Position.end() : start, partitions);
-        } catch (IllegalArgumentException e) {
-            log.warn(
-                    "broadcast subscriber {} of topic '{}' cannot start at {}: {}; it starts at the end",
-                    request.consumerId(),
-                    queue,
-                    start,
-                    e.getMessage());
-            consumer.seekToEnd(partitions);
-        }
-        for (TopicPartition tp : partitions) {
-            consumer.position(tp, transport.config().apiTimeout()); // resolve now, not at the first fetch
-        }
-        joined.countDown();
-    }
-
     /** A retry brought back by the hold relay carries the group it belongs to; other groups skip it. */
     private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
@@ -438,148 +408,20 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         joined.countDown();
-        for (TopicPartition tp : partitions) {
-            owned.put(tp.partition(), new PartitionState(tp));
-        }
-        restoreWaits(partitions);
-        Position start = request.startAt();
-        if (!startApplied && !partitions.isEmpty()) {
-            // The start position applies to the partitions of this consumer's first assignment only: partitions that
-            // move to it later in a rebalance go on from the group's committed offsets.
-            startApplied = true;
-            if (start != null) {
-                try {
-                    seeker.moveTo(start, partitions);
-                    log.info("consumer {} of topic '{}' starts at {}", request.consumerId(), queue, start);
-                } catch (RuntimeException e) {
-                    log.warn(
-                            "consumer {} of topic '{}' cannot start at {}: {}; it starts at the group's offsets",
-                            request.consumerId(),
-                            queue,
-                            start,
-                            e.getMessage());
-                }
-            }
-        }
+        handover.assigned(partitions);
         if (consumerPaused && !partitions.isEmpty()) {
             consumer.pause(partitions);
-        }
-        if (!partitions.isEmpty()) {
-            log.debug("consumer {} of topic '{}' got partitions {}", request.consumerId(), queue, partitions);
-        }
-    }
-
-    /** Reads the sequenced retries waiting in the partitions' committed offsets' metadata ({@link WaitingOffsets}). */
-    private void restoreWaits(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty() || !main || !request.topic().isSequenced()) {
-            return; // only sequenced topics wait in place: no round trip for the others
-        }
-        try {
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(
-                    new HashSet<>(partitions), transport.config().apiTimeout());
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
-                PartitionState state = owned.get(e.getKey().partition());
-                if (e.getValue() == null || state == null) {
-                    continue;
-                }
-                var waits = WaitingOffsets.decode(e.getValue().metadata());
-                if (!waits.isEmpty()) {
-                    state.restore(waits);
-                    log.debug(
-                            "consumer {} of topic '{}' resumes {} waiting retries in partition {}",
-                            request.consumerId(),
-                            queue,
-                            waits.size(),
-                            e.getKey().partition());
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn(
-                    "consumer {} of topic '{}' could not read the committed offsets of {}: {}; retries that waited"
-                            + " there start again from their published retry count",
-                    request.consumerId(),
-                    queue,
-                    partitions,
-                    e.toString());
         }
     }
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty()) {
-            return;
-        }
-        letGo(partitions, true);
+        handover.revoked(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty()) {
-            return;
-        }
-        letGo(partitions, false);
-    }
-
-    private void letGo(Collection<TopicPartition> partitions, boolean commit) {
-        Set<Integer> numbers = new HashSet<>();
-        List<PartitionState> states = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            numbers.add(tp.partition());
-            PartitionState state = owned.get(tp.partition());
-            if (state != null) {
-                states.add(state);
-            }
-        }
-        backlog.removeIf(r -> numbers.contains(r.partition()));
-        List<Delivery> withdrawn = pollState.withdraw(kd -> numbers.contains(kd.partition()));
-        for (Delivery d : withdrawn) {
-            KafkaDelivery kd = (KafkaDelivery) d;
-            kd.state.markReturned(kd.offset());
-        }
-        if (commit) {
-            long deadline =
-                    System.nanoTime() + transport.config().revocationTimeout().toNanos();
-            try {
-                while (inFlight(states) > 0 && System.nanoTime() < deadline) {
-                    inbox.apply(TimeUnit.MILLISECONDS.toNanos(10));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            int left = inFlight(states);
-            if (left > 0) {
-                log.warn(
-                        "consumer {} lost partitions {} of topic '{}' with {} record(s) still in flight after {}; they"
-                                + " will be delivered again to the new owner",
-                        request.consumerId(),
-                        numbers,
-                        queue,
-                        left,
-                        transport.config().revocationTimeout());
-            }
-            committer.commitNow(states);
-        }
-        List<SettleCallback> orphans = new ArrayList<>();
-        for (PartitionState state : states) {
-            state.takeAll(orphans);
-            owned.remove(state.partition.partition(), state);
-        }
-        callbacks.fail(
-                orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
-        log.debug(
-                "consumer {} of topic '{}' let go of partitions {} ({} withdrawn)",
-                request.consumerId(),
-                queue,
-                numbers,
-                withdrawn.size());
-    }
-
-    private static int inFlight(List<PartitionState> states) {
-        int n = 0;
-        for (PartitionState s : states) {
-            n += s.inFlight();
-        }
-        return n;
+        handover.lost(partitions);
     }
 
     // ---------------------------------------------------------------- shutdown (poll thread)
