@@ -3,51 +3,46 @@ package dev.shove.kafka;
 import dev.shove.Position;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
+import dev.shove.kafka.PartitionSeeker.SeekRequest;
+import dev.shove.kafka.PollInbox.Note;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One consumer of a topic (or of its dead-letter topic): one {@code KafkaConsumer}, a member of the Kafka consumer
- * group, driven by one platform thread named {@code shove-kafka-poll-{consumerId}} that never runs handlers.
+ * group, driven by one platform thread named {@code shove-kafka-poll-{consumerId}} that never runs handlers. The
+ * {@link Subscription} methods are for any thread; the rest runs on the poll thread: this class is the poll loop, and
+ * it calls down into its helpers, each of which runs there too: {@link PollInbox} (what the other threads hand over),
+ * {@link OffsetCommitter}, {@link PartitionSeeker}, {@link PartitionHandover} (rebalances) and {@link StallWatch}.
  *
  * <p>Why everything goes through the poll thread: {@code KafkaConsumer} is single-threaded, while settlements arrive
  * on many handler threads. {@link #settle} therefore only produces the copies (the producer is thread-safe) and puts
@@ -61,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A returned record (shutdown, or a copy the broker refused) is read again: the poll thread seeks its partition
  * back to the lowest returned offset, and the re-read records that are still in flight or done are not handed out a
- * second time. A partition lost in a rebalance first has its unstarted records withdrawn from the engine, then waits
- * (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets go.
+ * second time. A partition revoked in a rebalance first has its unstarted records withdrawn from the engine, then
+ * waits (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets go.
  */
 final class KafkaSubscription implements Subscription, ConsumerRebalanceListener {
     private static final Logger log = LoggerFactory.getLogger(KafkaSubscription.class);
@@ -71,18 +66,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
-    private static final long STALL_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-    /** A note from a settling thread to the poll thread. */
-    private record Note(
-            KafkaDelivery delivery,
-            SettleCallback callback,
-            boolean done,
-            @Nullable Throwable failure) {}
-
-    /** A note from the engine: a record waits in place for a sequenced retry. */
-    private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
 
     private final KafkaTransport transport;
     private final SubscriptionRequest request;
@@ -97,36 +80,28 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final int window;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
-    private final MeterRegistry registry;
-    private final Gauge stalledGauge;
+    private final StallWatch stallWatch;
+    private final SettleCallbacks callbacks;
+    private final OffsetCommitter committer;
+    private final PartitionSeeker seeker;
+    private final PollInbox inbox;
+    private final PartitionHandover handover;
 
-    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
-    private final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
-    private final AtomicInteger outstanding = new AtomicInteger();
+    private final PollState pollState;
+    // The parts of the poll state this class uses most, shared with the helpers.
+    private final ConcurrentHashMap<Integer, PartitionState> owned;
+    private final AtomicInteger outstanding;
+    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final CountDownLatch joined = new CountDownLatch(1);
-    private volatile boolean paused;
     private volatile boolean closing;
     private volatile boolean terminated;
-    private volatile boolean sleeping;
-    private volatile int stalled;
 
     // Poll thread only.
-    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog = new ArrayDeque<>();
-    private final Map<Integer, Long> seeks = new HashMap<>();
-    private final List<SettleCallback> ready = new ArrayList<>();
-    private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
     private boolean consumerPaused;
-    private boolean startApplied;
-    private int completedSinceCommit;
-    private long firstCompletionNanos;
     private long lastPollNanos;
-    private long lastStallCheckNanos = System.nanoTime();
-    private boolean waitsOverflowReported;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
         this.transport = transport;
@@ -138,23 +113,34 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.main = request.source() == SubscriptionRequest.Source.MAIN;
         this.window = request.window();
         this.broadcast = request.topic().isBroadcast();
+        this.pollState = new PollState(sink, this);
+        this.owned = pollState.owned;
+        this.outstanding = pollState.outstanding;
+        this.backlog = pollState.backlog;
         Map<String, Object> properties = transport.consumerProperties(
                 groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500));
         if (broadcast) {
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }
         this.consumer = new KafkaConsumer<>(properties);
-        this.registry = transport.context().meterRegistry();
-        this.stalledGauge = Gauge.builder("shove.kafka.partitions.stalled", this, s -> s.stalled)
-                .description("partitions of this consumer whose commit point has not moved for stallThreshold while"
-                        + " records were pending")
-                .tag("topic", queue)
-                .tag("consumer", request.consumerId())
-                .register(registry);
+        this.stallWatch = new StallWatch(
+                queue,
+                request.consumerId(),
+                groupId,
+                transport.config().stallThreshold(),
+                transport.context().meterRegistry());
+        this.callbacks = new SettleCallbacks(queue, request.consumerId());
+        this.committer = new OffsetCommitter(
+                consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast);
+        this.seeker =
+                new PartitionSeeker(consumer, transport.config(), queue, request.consumerId(), pollState, committer);
         this.pollThread = Thread.ofPlatform()
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
                 .unstarted(this::run);
+        this.inbox = new PollInbox(pollThread, owned, committer, seeker, callbacks, broadcast);
+        this.handover = new PartitionHandover(
+                consumer, transport.config(), request, pollState, inbox, committer, seeker, callbacks);
     }
 
     void start() {
@@ -227,13 +213,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     }
 
     private void enqueue(Note note) {
-        notes.add(note);
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.add(note);
         if (terminated) {
-            applyLateNotes(); // the poll thread has finished: answer the note here
+            inbox.applyLateNotes(); // the poll thread has finished: answer the note here
         }
     }
 
@@ -246,15 +228,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         if (broadcast || !(delivery instanceof KafkaDelivery d) || d.owner != this) {
             return;
         }
-        waitNotes.add(new WaitNote(d, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs)));
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.waiting(d, new WaitingOffsets.Wait(retryCount, notBeforeEpochMs));
     }
-
-    /** A move asked by the engine, carried out on the poll thread. */
-    private record SeekRequest(Position position, List<Delivery> abandoned, CompletableFuture<Void> done) {}
 
     /**
      * Moves this consumer's partitions ({@link Position#sequence} and {@link Position#start()} / {@link
@@ -269,11 +244,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     "consumer " + request.consumerId() + " of topic '" + queue + "' is closing and cannot move");
         }
         SeekRequest seek = new SeekRequest(position, List.copyOf(abandoned), new CompletableFuture<>());
-        seekRequests.add(seek);
-        if (sleeping) {
-            sleeping = false;
-            LockSupport.unpark(pollThread);
-        }
+        inbox.seek(seek);
         try {
             seek.done().get(transport.config().apiTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -292,128 +263,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    /** Carries out the engine's moves (poll thread). */
-    private void applySeekRequests() {
-        SeekRequest seek = seekRequests.poll();
-        while (seek != null) {
-            try {
-                Position position = seek.position();
-                List<TopicPartition> targets = new ArrayList<>();
-                if (position instanceof Position.Captured captured) {
-                    PartitionState state = owned.get(captured.partition());
-                    if (!captured.queue().equals(queue) || state == null) {
-                        throw new IllegalArgumentException("position " + captured + " is not in a partition of topic '"
-                                + queue + "' assigned to consumer " + request.consumerId());
-                    }
-                    targets.add(state.partition);
-                } else {
-                    for (PartitionState state : owned.values()) {
-                        targets.add(state.partition);
-                    }
-                }
-                moveTo(position, targets); // throws before anything changed when the position does not exist
-                Set<Integer> moved = new HashSet<>();
-                for (TopicPartition tp : targets) {
-                    moved.add(tp.partition());
-                }
-                for (Delivery d : seek.abandoned()) {
-                    KafkaDelivery kd = (KafkaDelivery) d;
-                    outstanding.decrementAndGet();
-                    if (!moved.contains(kd.partition()) && owned.get(kd.partition()) == kd.state) {
-                        // withdrawn from a partition that does not move: read it again
-                        kd.state.markReturned(kd.offset());
-                        seeks.merge(kd.partition(), kd.offset(), Math::min);
-                    }
-                }
-                backlog.removeIf(r -> moved.contains(r.partition()));
-                // Records of the moved partitions handed out after the engine dropped its unstarted ones: take them
-                // back too, or they would run after the move with their old positions.
-                List<Delivery> late = sink.withdraw(d -> d instanceof KafkaDelivery kd
-                        && kd.owner == this
-                        && moved.contains(kd.partition())
-                        && owned.get(kd.partition()) == kd.state);
-                outstanding.addAndGet(-late.size());
-                for (TopicPartition tp : targets) {
-                    PartitionState old = owned.get(tp.partition());
-                    if (old != null) {
-                        old.markMoved();
-                        old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
-                    }
-                    owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
-                }
-                countCompletion(); // commit the new positions soon
-                if (!seeks.isEmpty()) {
-                    applySeeks();
-                }
-                seek.done().complete(null);
-            } catch (RuntimeException e) {
-                seek.done().completeExceptionally(e);
-            }
-            seek = seekRequests.poll();
-        }
-    }
-
-    /**
-     * Seeks {@code partitions} to {@code position}; throws {@link IllegalArgumentException}, having moved nothing,
-     * when the position is not in the log (trimmed, or past the end).
-     */
-    private void moveTo(Position position, Collection<TopicPartition> partitions) {
-        switch (position) {
-            case Position.Start s -> consumer.seekToBeginning(partitions);
-            case Position.End e -> consumer.seekToEnd(partitions);
-            case Position.Sequence sequence -> {
-                checkInLog(partitions, sequence.sequence(), position);
-                for (TopicPartition tp : partitions) {
-                    consumer.seek(tp, sequence.sequence());
-                }
-            }
-            case Position.Captured captured -> {
-                checkInLog(partitions, captured.offset(), position);
-                for (TopicPartition tp : partitions) {
-                    consumer.seek(tp, captured.offset());
-                }
-            }
-            case Position.Timestamp t -> {
-                Map<TopicPartition, Long> times = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    times.put(tp, t.time().toEpochMilli());
-                }
-                Map<TopicPartition, OffsetAndTimestamp> found =
-                        consumer.offsetsForTimes(times, transport.config().apiTimeout());
-                List<TopicPartition> none = new ArrayList<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndTimestamp at = found.get(tp);
-                    if (at == null) {
-                        none.add(tp);
-                    } else {
-                        consumer.seek(tp, at.offset());
-                    }
-                }
-                if (!none.isEmpty()) {
-                    consumer.seekToEnd(none); // nothing at or after that time yet
-                }
-            }
-        }
-    }
-
-    private void checkInLog(Collection<TopicPartition> partitions, long offset, Position position) {
-        Duration timeout = transport.config().apiTimeout();
-        Map<TopicPartition, Long> first = consumer.beginningOffsets(partitions, timeout);
-        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-        for (TopicPartition tp : partitions) {
-            if (offset < first.getOrDefault(tp, 0L) || offset > end.getOrDefault(tp, 0L)) {
-                throw new IllegalArgumentException("position " + position + " is not in partition " + tp.partition()
-                        + " of topic '" + queue + "', which holds offsets " + first.get(tp) + " to "
-                        + end.get(tp));
-            }
-        }
-    }
-
     @Override
     public void pause() {
         deliverLock.lock();
         try {
-            paused = true;
+            inbox.pause();
         } finally {
             deliverLock.unlock();
         }
@@ -428,7 +282,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         pause();
         closing = true;
         awaitFinished();
-        registry.remove(stalledGauge);
+        stallWatch.close();
         transport.closed(this);
     }
 
@@ -451,23 +305,24 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private void run() {
         try {
             if (broadcast) {
-                assignEverything();
+                handover.assignEverything();
+                joined.countDown();
             } else {
                 consumer.subscribe(List.of(queue), this);
             }
             while (!closing) {
-                applyNotes(0);
+                inbox.apply(0);
                 deliverBacklog();
-                commitIfDue(false);
-                checkStalls();
+                committer.commitIfDue();
+                stallWatch.check(owned.values());
                 updatePause();
                 if (consumerPaused) {
-                    applyNotes(TimeUnit.MILLISECONDS.toNanos(20));
+                    inbox.apply(TimeUnit.MILLISECONDS.toNanos(20));
                     if (System.nanoTime() - lastPollNanos >= PAUSED_POLL_NANOS) {
                         poll(Duration.ZERO);
                     }
                 } else {
-                    poll(completedSinceCommit > 0 ? transport.config().commitInterval() : POLL_TIMEOUT);
+                    poll(committer.hasUncommitted() ? transport.config().commitInterval() : POLL_TIMEOUT);
                 }
             }
         } catch (Throwable t) {
@@ -497,7 +352,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         deliverLock.lock();
         try {
-            if (paused || !seekRequests.isEmpty()) {
+            if (inbox.paused() || inbox.hasSeekRequests()) {
                 return; // a move is pending: hand out nothing from the old positions
             }
             int room = window - outstanding.get();
@@ -513,7 +368,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 }
                 if (main && !addressedToUs(r)) {
                     state.skip(r.offset());
-                    countCompletion();
+                    committer.countCompletion();
                     continue;
                 }
                 if (!state.admit(r.offset())) {
@@ -531,261 +386,14 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    /**
-     * A broadcast subscriber takes every partition itself and starts at the end (what is published from now on) or at
-     * its start position; the positions are resolved before {@link #awaitJoined} returns, so nothing published after
-     * the subscription opened is missed.
-     */
-    private void assignEverything() {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (var info : consumer.partitionsFor(queue, transport.config().apiTimeout())) {
-            partitions.add(new TopicPartition(queue, info.partition()));
-        }
-        consumer.assign(partitions);
-        for (TopicPartition tp : partitions) {
-            owned.put(tp.partition(), new PartitionState(tp));
-        }
-        startApplied = true;
-        Position start = request.startAt();
-        try {
-            moveTo(start == null ? Position.end() : start, partitions);
-        } catch (IllegalArgumentException e) {
-            log.warn(
-                    "broadcast subscriber {} of topic '{}' cannot start at {}: {}; it starts at the end",
-                    request.consumerId(),
-                    queue,
-                    start,
-                    e.getMessage());
-            consumer.seekToEnd(partitions);
-        }
-        for (TopicPartition tp : partitions) {
-            consumer.position(tp, transport.config().apiTimeout()); // resolve now, not at the first fetch
-        }
-        joined.countDown();
-    }
-
     /** A retry brought back by the hold relay carries the group it belongs to; other groups skip it. */
     private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
         return h == null || h.value() == null || Arrays.equals(h.value(), groupIdBytes);
     }
 
-    /** Applies the settling threads' notes; waits up to {@code waitNanos} for the first one. */
-    private void applyNotes(long waitNanos) throws InterruptedException {
-        applyWaitNotes();
-        Note note = notes.poll();
-        if (note == null && waitNanos > 0) {
-            // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
-            sleeping = true;
-            if (notes.isEmpty() && seekRequests.isEmpty() && waitNotes.isEmpty()) {
-                LockSupport.parkNanos(this, waitNanos);
-            }
-            sleeping = false;
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
-            note = notes.poll();
-        }
-        while (note != null) {
-            apply(note);
-            note = notes.poll();
-        }
-        if (!seekRequests.isEmpty()) {
-            applySeekRequests();
-        }
-        if (!seeks.isEmpty()) {
-            applySeeks();
-        }
-        if (paused) {
-            for (PartitionState state : owned.values()) {
-                state.takeBlocked(returnedCallbacks);
-            }
-            fail(
-                    returnedCallbacks,
-                    "an earlier record of its partition went back to the broker, so its offset"
-                            + " cannot be committed; it will be delivered again");
-        }
-        if (!ready.isEmpty()) {
-            succeed(ready);
-        }
-    }
-
-    private void applyWaitNotes() {
-        for (WaitNote w = waitNotes.poll(); w != null; w = waitNotes.poll()) {
-            KafkaDelivery d = w.delivery();
-            PartitionState state = owned.get(d.partition());
-            if (state == d.state) {
-                state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
-                countCompletion(); // commit the wait soon
-            }
-        }
-    }
-
-    private void apply(Note note) {
-        KafkaDelivery d = note.delivery();
-        PartitionState state = owned.get(d.partition());
-        if (state != d.state && d.state.isMoved()) {
-            // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
-            if (note.failure() != null) {
-                note.callback().settled(note.failure());
-            } else {
-                ready.add(note.callback());
-            }
-            return;
-        }
-        if (state != d.state) {
-            fail(
-                    note.callback(),
-                    "partition " + d.partition() + " was revoked before record " + d.deliveryId()
-                            + " could be committed; it will be delivered again by its new owner");
-            return;
-        }
-        if (note.done()) {
-            if (broadcast) {
-                // Nothing is committed for a broadcast subscriber: settled is settled.
-                state.complete(d.offset(), null);
-                ready.add(note.callback());
-            } else if (state.complete(d.offset(), note.callback())) {
-                countCompletion();
-            } else {
-                fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
-            }
-            return;
-        }
-        state.markReturned(d.offset());
-        seeks.merge(d.partition(), d.offset(), Math::min);
-        if (note.failure() != null) {
-            note.callback().settled(note.failure());
-        } else {
-            ready.add(note.callback());
-        }
-    }
-
-    private void countCompletion() {
-        if (completedSinceCommit++ == 0) {
-            firstCompletionNanos = System.nanoTime();
-        }
-    }
-
-    /** Reads returned records again: seek each partition back to its lowest returned offset. */
-    private void applySeeks() {
-        if (paused) {
-            seeks.clear(); // stopping: the next owner reads them from the committed offset
-            return;
-        }
-        for (Map.Entry<Integer, Long> e : seeks.entrySet()) {
-            int partition = e.getKey();
-            long offset = e.getValue();
-            PartitionState state = owned.get(partition);
-            if (state == null) {
-                continue;
-            }
-            backlog.removeIf(r -> r.partition() == partition && r.offset() >= offset);
-            consumer.seek(state.partition, offset);
-        }
-        seeks.clear();
-    }
-
-    private void commitIfDue(boolean force) {
-        if (broadcast) {
-            return;
-        }
-        if (!force) {
-            if (completedSinceCommit == 0) {
-                return;
-            }
-            if (completedSinceCommit < transport.config().commitBatch()
-                    && System.nanoTime() - firstCompletionNanos
-                            < transport.config().commitInterval().toNanos()) {
-                return;
-            }
-        }
-        completedSinceCommit = 0;
-        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
-        if (offsets.isEmpty()) {
-            return;
-        }
-        consumer.commitAsync(offsets, (committed, error) -> {
-            if (error == null) {
-                onCommitted(committed);
-            } else {
-                log.debug("commit of {} on topic '{}' failed: {}", committed, queue, error.toString());
-                for (TopicPartition tp : offsets.keySet()) {
-                    PartitionState state = owned.get(tp.partition());
-                    if (state != null) {
-                        state.commitFailed();
-                    }
-                }
-                countCompletion();
-            }
-        });
-    }
-
-    private Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (PartitionState state : states) {
-            long point = state.takeCommit();
-            if (point >= 0) {
-                offsets.put(state.partition, new OffsetAndMetadata(point, state.commitMetadata(point)));
-                if (!waitsOverflowReported && !state.waitsFit()) {
-                    waitsOverflowReported = true;
-                    log.warn(
-                            "partition {} of topic '{}' has more sequenced retries waiting than fit into the commit"
-                                    + " metadata; if consumer {} stops now, the last of them start again from their"
-                                    + " published retry count",
-                            state.partition.partition(),
-                            queue,
-                            request.consumerId());
-                }
-            }
-        }
-        return offsets;
-    }
-
-    private void onCommitted(Map<TopicPartition, OffsetAndMetadata> committed) {
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
-            PartitionState state = owned.get(e.getKey().partition());
-            if (state != null) {
-                state.committed(e.getValue().offset(), ready);
-            }
-        }
-        succeed(ready);
-    }
-
-    /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
-    private void commitNow(Collection<PartitionState> states) {
-        if (broadcast) {
-            return;
-        }
-        for (PartitionState state : states) {
-            state.commitFailed(); // resend the current point even if an async commit of it is still in flight
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(states);
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            consumer.commitSync(offsets, transport.config().apiTimeout());
-            for (PartitionState state : states) {
-                OffsetAndMetadata om = offsets.get(state.partition);
-                if (om != null) {
-                    state.committed(om.offset(), ready);
-                }
-            }
-            succeed(ready);
-        } catch (RuntimeException e) {
-            log.warn(
-                    "consumer {} could not commit {} on topic '{}': {}; those records will be delivered again",
-                    request.consumerId(),
-                    offsets,
-                    queue,
-                    e.toString());
-        }
-    }
-
     private void updatePause() {
-        boolean hold = paused || !backlog.isEmpty() || outstanding.get() >= window;
+        boolean hold = inbox.paused() || !backlog.isEmpty() || outstanding.get() >= window;
         if (hold && !consumerPaused) {
             consumer.pause(consumer.assignment());
             consumerPaused = true;
@@ -795,184 +403,25 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    private void checkStalls() {
-        long now = System.nanoTime();
-        if (now - lastStallCheckNanos < STALL_CHECK_NANOS) {
-            return;
-        }
-        lastStallCheckNanos = now;
-        long threshold = transport.config().stallThreshold().toNanos();
-        int count = 0;
-        for (PartitionState state : owned.values()) {
-            long age = state.stalledNanos(now);
-            if (age >= threshold) {
-                count++;
-                if (state.reportStall()) {
-                    log.warn(
-                            "partition {} of topic '{}' (consumer {}, group '{}') has not committed past offset {} for"
-                                    + " {} s; {} record(s) wait behind it (a handler still running, or a key"
-                                    + " waiting out a retry)",
-                            state.partition.partition(),
-                            queue,
-                            request.consumerId(),
-                            groupId,
-                            state.firstPending(),
-                            TimeUnit.NANOSECONDS.toSeconds(age),
-                            state.pending());
-                }
-            }
-        }
-        stalled = count;
-    }
-
     // ---------------------------------------------------------------- rebalances (poll thread, inside poll)
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
         joined.countDown();
-        for (TopicPartition tp : partitions) {
-            owned.put(tp.partition(), new PartitionState(tp));
-        }
-        restoreWaits(partitions);
-        Position start = request.startAt();
-        if (!startApplied && !partitions.isEmpty()) {
-            // The start position applies to the partitions of this consumer's first assignment only: partitions that
-            // move to it later in a rebalance go on from the group's committed offsets.
-            startApplied = true;
-            if (start != null) {
-                try {
-                    moveTo(start, partitions);
-                    log.info("consumer {} of topic '{}' starts at {}", request.consumerId(), queue, start);
-                } catch (RuntimeException e) {
-                    log.warn(
-                            "consumer {} of topic '{}' cannot start at {}: {}; it starts at the group's offsets",
-                            request.consumerId(),
-                            queue,
-                            start,
-                            e.getMessage());
-                }
-            }
-        }
+        handover.assigned(partitions);
         if (consumerPaused && !partitions.isEmpty()) {
             consumer.pause(partitions);
-        }
-        if (!partitions.isEmpty()) {
-            log.debug("consumer {} of topic '{}' got partitions {}", request.consumerId(), queue, partitions);
-        }
-    }
-
-    /** Reads the sequenced retries waiting in the partitions' committed offsets' metadata ({@link WaitingOffsets}). */
-    private void restoreWaits(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty() || !main || !request.topic().isSequenced()) {
-            return; // only sequenced topics wait in place: no round trip for the others
-        }
-        try {
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(
-                    new HashSet<>(partitions), transport.config().apiTimeout());
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
-                PartitionState state = owned.get(e.getKey().partition());
-                if (e.getValue() == null || state == null) {
-                    continue;
-                }
-                var waits = WaitingOffsets.decode(e.getValue().metadata());
-                if (!waits.isEmpty()) {
-                    state.restore(waits);
-                    log.debug(
-                            "consumer {} of topic '{}' resumes {} waiting retries in partition {}",
-                            request.consumerId(),
-                            queue,
-                            waits.size(),
-                            e.getKey().partition());
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn(
-                    "consumer {} of topic '{}' could not read the committed offsets of {}: {}; retries that waited"
-                            + " there start again from their published retry count",
-                    request.consumerId(),
-                    queue,
-                    partitions,
-                    e.toString());
         }
     }
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty()) {
-            return;
-        }
-        letGo(partitions, true);
+        handover.revoked(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        if (partitions.isEmpty()) {
-            return;
-        }
-        letGo(partitions, false);
-    }
-
-    private void letGo(Collection<TopicPartition> partitions, boolean commit) {
-        Set<Integer> numbers = new HashSet<>();
-        List<PartitionState> states = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            numbers.add(tp.partition());
-            PartitionState state = owned.get(tp.partition());
-            if (state != null) {
-                states.add(state);
-            }
-        }
-        backlog.removeIf(r -> numbers.contains(r.partition()));
-        List<Delivery> withdrawn = sink.withdraw(
-                d -> d instanceof KafkaDelivery kd && kd.owner == this && numbers.contains(kd.partition()));
-        for (Delivery d : withdrawn) {
-            KafkaDelivery kd = (KafkaDelivery) d;
-            kd.state.markReturned(kd.offset());
-        }
-        outstanding.addAndGet(-withdrawn.size());
-        if (commit) {
-            long deadline =
-                    System.nanoTime() + transport.config().revocationTimeout().toNanos();
-            try {
-                while (inFlight(states) > 0 && System.nanoTime() < deadline) {
-                    applyNotes(TimeUnit.MILLISECONDS.toNanos(10));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            int left = inFlight(states);
-            if (left > 0) {
-                log.warn(
-                        "consumer {} lost partitions {} of topic '{}' with {} record(s) still in flight after {}; they"
-                                + " will be delivered again to the new owner",
-                        request.consumerId(),
-                        numbers,
-                        queue,
-                        left,
-                        transport.config().revocationTimeout());
-            }
-            commitNow(states);
-        }
-        List<SettleCallback> orphans = new ArrayList<>();
-        for (PartitionState state : states) {
-            state.takeAll(orphans);
-            owned.remove(state.partition.partition(), state);
-        }
-        fail(orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
-        log.debug(
-                "consumer {} of topic '{}' let go of partitions {} ({} withdrawn)",
-                request.consumerId(),
-                queue,
-                numbers,
-                withdrawn.size());
-    }
-
-    private static int inFlight(List<PartitionState> states) {
-        int n = 0;
-        for (PartitionState s : states) {
-            n += s.inFlight();
-        }
-        return n;
+        handover.lost(partitions);
     }
 
     // ---------------------------------------------------------------- shutdown (poll thread)
@@ -980,25 +429,22 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private void shutdown() {
         try {
             try {
-                applyNotes(0);
+                inbox.apply(0);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             List<PartitionState> states = new ArrayList<>(owned.values());
-            commitNow(states);
+            committer.commitNow(states);
             terminated = true;
-            for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
-                seek.done()
-                        .completeExceptionally(new IllegalStateException("consumer " + request.consumerId()
-                                + " of topic '" + queue + "' closed before it could move"));
-            }
-            applyLateNotes();
+            inbox.refuseSeeks(
+                    "consumer " + request.consumerId() + " of topic '" + queue + "' closed before it could move");
+            inbox.applyLateNotes();
             List<SettleCallback> orphans = new ArrayList<>();
             for (PartitionState state : states) {
                 state.takeAll(orphans);
             }
             owned.clear();
-            fail(orphans, "the consumer closed before its offset was committed; it will be delivered again");
+            callbacks.fail(orphans, "the consumer closed before its offset was committed; it will be delivered again");
             try {
                 consumer.close(CloseOptions.timeout(transport.config().apiTimeout()));
             } catch (RuntimeException e) {
@@ -1007,53 +453,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         } finally {
             joined.countDown();
             finished.countDown();
-        }
-    }
-
-    /** Notes that arrived after the last commit: they can no longer be committed here. */
-    private void applyLateNotes() {
-        Note note = notes.poll();
-        while (note != null) {
-            if (note.failure() != null) {
-                note.callback().settled(note.failure());
-            } else if (note.done()) {
-                fail(
-                        note.callback(),
-                        "the consumer closed before its offset was committed; it will be delivered again");
-            } else {
-                note.callback().settled(null);
-            }
-            note = notes.poll();
-        }
-    }
-
-    private void succeed(List<SettleCallback> callbacks) {
-        for (SettleCallback cb : callbacks) {
-            invoke(cb, null);
-        }
-        callbacks.clear();
-    }
-
-    private void fail(List<SettleCallback> callbacks, String why) {
-        if (callbacks.isEmpty()) {
-            return;
-        }
-        ShoveException failure = new ShoveException("topic '" + queue + "': " + why);
-        for (SettleCallback cb : callbacks) {
-            invoke(cb, failure);
-        }
-        callbacks.clear();
-    }
-
-    private void fail(SettleCallback callback, String why) {
-        invoke(callback, new ShoveException("topic '" + queue + "': " + why));
-    }
-
-    private void invoke(SettleCallback callback, @Nullable Throwable failure) {
-        try {
-            callback.settled(failure);
-        } catch (RuntimeException e) {
-            log.error("a settle callback of consumer {} threw", request.consumerId(), e);
         }
     }
 

@@ -12,26 +12,16 @@ import dev.shove.Topic;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Broadcast topics on Kafka: every subscriber reads every partition itself, from when it subscribed. */
 class KafkaBroadcastIT {
     record Msg(int n) {}
 
-    private static final List<String> created = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     private static ConsumerGroup<Kafka, NoContext> subscriber(
             Broker<Kafka> broker, Topic<Msg> topic, String name, List<Integer> seen) {
@@ -47,13 +37,12 @@ class KafkaBroadcastIT {
     @Test
     @DisplayName("every subscriber receives every message published after it subscribed, once")
     void everySubscriberReceivesEverything() {
-        String name = KafkaTestSupport.unique("broadcast");
-        created.add(name);
+        String name = kafka.topicName("broadcast");
         Topic<Msg> topic = Topic.builder(name, Msg.class).broadcast().build();
         List<Integer> a = new CopyOnWriteArrayList<>();
         List<Integer> b = new CopyOnWriteArrayList<>();
         List<Integer> late = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
             broker.publisher().publish(topic, new Msg(-1)); // before anyone subscribed: nobody gets it
             var first = subscriber(broker, topic, "a", a);
@@ -66,9 +55,9 @@ class KafkaBroadcastIT {
             broker.publisher().publish(topic, new Msg(5));
             await().atMost(Duration.ofSeconds(30)).until(() -> a.size() == 6 && b.size() == 6 && late.size() == 1);
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> a.size() == 6);
-            assertThat(first.stop(Duration.ofSeconds(10)).isClean()).isTrue();
-            assertThat(second.stop(Duration.ofSeconds(10)).isClean()).isTrue();
-            assertThat(third.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(first);
+            kafka.assertStopsCleanly(second);
+            kafka.assertStopsCleanly(third);
         }
         assertThat(a).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
         assertThat(b).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);

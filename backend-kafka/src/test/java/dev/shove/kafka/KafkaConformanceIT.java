@@ -3,12 +3,6 @@ package dev.shove.kafka;
 import dev.shove.BrokerConfig;
 import dev.shove.conformance.BrokerConformance;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,38 +16,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * to the kit's owner: the contracts, not the backend, assume a single log.
  */
 class KafkaConformanceIT extends BrokerConformance<Kafka> {
-    private static final Set<String> before = new HashSet<>();
     private static final ThreadLocal<Class<?>> currentTestClass = new ThreadLocal<>();
+
+    /** The kit names its own topics: every topic that appears while it runs is deleted afterwards. */
+    @RegisterExtension
+    static final KafkaFixture kafka = KafkaFixture.deletingNewTopics();
 
     @RegisterExtension
     static final BeforeEachCallback REMEMBER_TEST_CLASS =
             context -> currentTestClass.set(context.getRequiredTestClass());
 
-    @BeforeAll
-    static void kafka() throws Exception {
-        KafkaTestSupport.requireKafka();
-        try (Admin admin = KafkaTestSupport.admin()) {
-            before.addAll(admin.listTopics().names().get(30, TimeUnit.SECONDS));
-        }
-    }
-
-    @AfterAll
-    static void deleteKitTopics() throws Exception {
-        try (Admin admin = KafkaTestSupport.admin()) {
-            Set<String> created = new HashSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
-            created.removeAll(before);
-            KafkaTestSupport.deleteTopics(created);
-        }
-    }
-
     @Override
     protected BrokerConfig<Kafka> brokerConfig() {
         Class<?> test = currentTestClass.get();
         boolean totalOrder = test != null && test.getSimpleName().equals("Seeking");
-        return KafkaConfig.builder(KafkaTestSupport.bootstrap())
-                .partitions(totalOrder ? 1 : 2)
-                .sessionTimeout(Duration.ofSeconds(6))
-                .build();
+        return kafka.config(totalOrder ? 1 : 2);
     }
 
     @Override

@@ -21,11 +21,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.apache.kafka.clients.admin.Admin;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kills a consumer with SIGKILL while its retries wait in the hold topic: the consumer runs in a child JVM ({@link
@@ -40,28 +38,18 @@ class KafkaCrashIT {
     /** Longer than the dead consumer's session timeout and the next one's join, so the due time is still ahead. */
     private static final long SEQUENCED_TIER_MS = 20_000;
 
-    private static final List<String> created = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     @Test
     @DisplayName("a consumer killed while its retries wait in the hold topic loses none of them")
     void killDuringHoldLosesNothing() throws Exception {
-        String name = KafkaTestSupport.unique("crash");
-        created.add(name);
+        String name = kafka.topicName("crash");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(TIER_MS))
                 .dlq()
                 .build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
 
             Process child = startChild(name, TIER_MS);
@@ -76,7 +64,7 @@ class KafkaCrashIT {
                 // Every message was handled once and retried: its copy is in the hold topic, its original committed.
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> firstAttempts(lines).size() == MESSAGES);
-                await().atMost(Duration.ofSeconds(30)).until(() -> KafkaTestSupport.lag(name, name) == 0);
+                await().atMost(Duration.ofSeconds(30)).until(() -> kafka.lag(name, name) == 0);
                 assertThat(secondAttempts(lines))
                         .as("nothing came back from the hold yet")
                         .isEmpty();
@@ -97,7 +85,7 @@ class KafkaCrashIT {
             });
             group.start();
             await().atMost(Duration.ofSeconds(90)).until(() -> retried.size() == MESSAGES);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
             assertThat(retried.keySet())
                     .containsExactlyInAnyOrderElementsOf(
                             IntStream.range(0, MESSAGES).boxed().toList());
@@ -111,15 +99,14 @@ class KafkaCrashIT {
     @DisplayName("a consumer killed while sequenced retries wait in place: the next one resumes each with its retry"
             + " count and due time, and its key stays behind it")
     void killDuringSequencedWaitKeepsCountAndDueTime() throws Exception {
-        String name = KafkaTestSupport.unique("crash-seq");
-        created.add(name);
+        String name = kafka.topicName("crash-seq");
         int messages = 10; // keys k0..k4, two messages each
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(SEQUENCED_TIER_MS))
                 .dlq()
                 .sequenced(SequenceFailure.SKIP, m -> RetryingChild.key(m.n()))
                 .build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
 
             Process child = startChild(name, SEQUENCED_TIER_MS, "sequenced");
@@ -158,7 +145,7 @@ class KafkaCrashIT {
             });
             group.start();
             await().atMost(Duration.ofSeconds(90)).until(() -> calls.size() == messages);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
 
             assertThat(calls)
                     .as("the waiting first message of each key resumes with retryCount 1; the second was never run")
@@ -176,17 +163,16 @@ class KafkaCrashIT {
 
     /** The waits recorded in the metadata of the group's committed offsets, over all partitions. */
     private static int committedWaits(String group) throws Exception {
-        try (Admin admin = KafkaTestSupport.admin()) {
-            return admin
-                    .listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata()
-                    .get(10, TimeUnit.SECONDS)
-                    .values()
-                    .stream()
-                    .filter(om -> om != null)
-                    .mapToInt(om -> WaitingOffsets.decode(om.metadata()).size())
-                    .sum();
-        }
+        return kafka
+                .admin()
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(10, TimeUnit.SECONDS)
+                .values()
+                .stream()
+                .filter(om -> om != null)
+                .mapToInt(om -> WaitingOffsets.decode(om.metadata()).size())
+                .sum();
     }
 
     private static Thread readLines(Process child, List<String> lines) {
@@ -228,7 +214,7 @@ class KafkaCrashIT {
         command.add(System.getProperty("java.class.path"));
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.add(RetryingChild.class.getName());
-        command.add(KafkaTestSupport.bootstrap());
+        command.add(KafkaFixture.bootstrap());
         command.add(topic);
         command.add(Long.toString(tierMs));
         command.addAll(List.of(more));

@@ -19,10 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Per-key order on a sequenced topic: keys in parallel inside a partition, strict order within a key. */
 class KafkaOrderingIT {
@@ -30,17 +29,9 @@ class KafkaOrderingIT {
 
     private static final int KEYS = 12;
     private static final int PER_KEY = 20;
-    private static final List<String> created = new CopyOnWriteArrayList<>();
 
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     private static Topic<Msg> topic(String name, SequenceFailure onFailure) {
         return Topic.builder(name, Msg.class)
@@ -64,21 +55,20 @@ class KafkaOrderingIT {
     @Test
     @DisplayName("per-key order holds across a retry and across a consumer restart")
     void orderHoldsAcrossRetryAndRestart() {
-        String name = KafkaTestSupport.unique("order");
-        created.add(name);
+        String name = kafka.topicName("order");
         Topic<Msg> topic = topic(name, SequenceFailure.SKIP);
         Map<String, List<Integer>> firstRun = new ConcurrentHashMap<>();
         Map<String, List<Integer>> secondRun = new ConcurrentHashMap<>();
         AtomicInteger handled = new AtomicInteger();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.builder().prefetch(8).build(), () -> handler(firstRun, handled));
             group.start();
             broker.publisher().publishBatch(topic, messages());
             await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() >= KEYS * PER_KEY / 3);
-            assertThat(group.stop(Duration.ofSeconds(15)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group, Duration.ofSeconds(15));
         }
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.builder().prefetch(8).build(), () -> handler(secondRun, handled));
             group.start();
@@ -90,7 +80,7 @@ class KafkaOrderingIT {
                 }
                 return true;
             });
-            assertThat(group.stop(Duration.ofSeconds(15)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group, Duration.ofSeconds(15));
         }
         List<Integer> expected = IntStream.range(0, PER_KEY).boxed().toList();
         for (int k = 0; k < KEYS; k++) {
@@ -110,12 +100,11 @@ class KafkaOrderingIT {
     @Test
     @DisplayName("FAIL_ALL dead-letters the failed message and every later message of its key, other keys go on")
     void failAllDeadLettersTheRestOfTheKey() {
-        String name = KafkaTestSupport.unique("failall");
-        created.add(name);
+        String name = kafka.topicName("failall");
         Topic<Msg> topic = topic(name, SequenceFailure.FAIL_ALL);
         List<String> acked = new CopyOnWriteArrayList<>();
         List<String> dead = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Msg, NoContext>() {
                 @Override
@@ -135,7 +124,7 @@ class KafkaOrderingIT {
             group.start();
             broker.publisher().publishBatch(topic, messages());
             await().atMost(Duration.ofSeconds(60)).until(() -> acked.size() + dead.size() == KEYS * PER_KEY);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(dead)
                 .containsExactlyInAnyOrderElementsOf(

@@ -21,42 +21,31 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Records that can never succeed end in the dead-letter topic exactly once. */
 class KafkaPoisonIT {
     record Msg(int n) {}
 
-    private static final List<String> created = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     @Test
     @DisplayName("a record that cannot be decoded goes to the DLQ once, never reaches the handler and never loops")
     void poisonRecordGoesToDeadLetterOnce() throws Exception {
-        String name = KafkaTestSupport.unique("poison");
-        created.add(name);
+        String name = kafka.topicName("poison");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(100))
                 .dlq()
                 .build();
         AtomicInteger handled = new AtomicInteger();
         List<DeadMessageMetadata> dead = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
             Properties p = new Properties();
-            p.put("bootstrap.servers", KafkaTestSupport.bootstrap());
+            p.put("bootstrap.servers", KafkaFixture.bootstrap());
             p.put("key.serializer", ByteArraySerializer.class.getName());
             p.put("value.serializer", ByteArraySerializer.class.getName());
             try (KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(p)) {
@@ -68,31 +57,28 @@ class KafkaPoisonIT {
             group.start();
             // The dead-letter consumer cannot decode it either: it logs and acknowledges it without handleDead.
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> KafkaTestSupport.endOffset(name + "-dlq") == 1
-                            && KafkaTestSupport.lag(name, name) == 0
-                            && KafkaTestSupport.lag(name + "-dlq", name + "-dlq") == 0);
+                    .until(() -> kafka.endOffset(name + "-dlq") == 1
+                            && kafka.lag(name, name) == 0
+                            && kafka.lag(name + "-dlq", name + "-dlq") == 0);
             // let a loop show itself if there were one
             await().during(Duration.ofSeconds(2))
                     .atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            KafkaTestSupport.endOffset(name + "-dlq") == 1 && KafkaTestSupport.endOffset(name) == 1);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+                    .until(() -> kafka.endOffset(name + "-dlq") == 1 && kafka.endOffset(name) == 1);
+            kafka.assertStopsCleanly(group);
         }
         assertThat(handled).hasValue(0);
         assertThat(dead).isEmpty();
-        var letters = KafkaTestSupport.readAll(name + "-dlq", Duration.ofSeconds(1));
+        var letters = kafka.readAll(name + "-dlq", Duration.ofSeconds(1));
         assertThat(letters).hasSize(1);
         assertThat(KafkaHeaders.get(letters.getFirst().headers(), dev.shove.ShoveHeaders.DEATH_REASON))
                 .startsWith("decode-failed");
-        assertThat(KafkaTestSupport.readAll(name + "-hold-100ms", Duration.ofMillis(500)))
-                .isEmpty();
+        assertThat(kafka.readAll(name + "-hold-100ms", Duration.ofMillis(500))).isEmpty();
     }
 
     @Test
     @DisplayName("a message failing every time runs maxRetries + 1 times, then goes to the DLQ once")
     void exhaustedRetriesGoToDeadLetterOnce() throws Exception {
-        String name = KafkaTestSupport.unique("exhaust");
-        created.add(name);
+        String name = kafka.topicName("exhaust");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(100))
                 .holdQueue(Duration.ofMillis(200))
@@ -100,7 +86,7 @@ class KafkaPoisonIT {
                 .build();
         AtomicInteger handled = new AtomicInteger();
         List<DeadMessageMetadata> dead = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(
                     topic, ConsumerGroupConfig.builder().maxRetries(3).build(), () -> recording(handled, dead, true));
@@ -108,13 +94,12 @@ class KafkaPoisonIT {
             broker.publisher().publish(topic, new Msg(1));
             await().atMost(Duration.ofSeconds(30)).until(() -> dead.size() == 1);
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> dead.size() == 1);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(handled).hasValue(4);
         assertThat(dead.getFirst().reason()).isEqualTo("max-retries-exceeded");
         assertThat(dead.getFirst().message().retryCount()).isEqualTo(3);
-        assertThat(KafkaTestSupport.readAll(name + "-dlq", Duration.ofSeconds(1)))
-                .hasSize(1);
+        assertThat(kafka.readAll(name + "-dlq", Duration.ofSeconds(1))).hasSize(1);
     }
 
     private static MessageHandler<Msg, NoContext> recording(AtomicInteger handled, List<DeadMessageMetadata> dead) {

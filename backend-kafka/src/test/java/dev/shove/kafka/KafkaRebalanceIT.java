@@ -8,44 +8,32 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Consumers joining and leaving the Kafka group while records are in flight. */
 class KafkaRebalanceIT {
     record Msg(int n) {}
 
     private static final int MESSAGES = 300;
-    private static final List<String> created = new CopyOnWriteArrayList<>();
 
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     @Test
     @DisplayName("a rebalance with records in flight loses nothing and leaves nothing uncommitted")
     void rebalanceLosesNothing() throws Exception {
-        String name = KafkaTestSupport.unique("rebalance");
-        created.add(name);
+        String name = kafka.topicName("rebalance");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(200))
                 .dlq()
                 .build();
         Set<Integer> handled = ConcurrentHashMap.newKeySet();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(
                     topic,
@@ -72,8 +60,8 @@ class KafkaRebalanceIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() >= 200);
             group.scaleDown(topic); // rebalance 3 if a consumer is idle (best effort: scaleDown takes idle ones only)
             await().atMost(Duration.ofSeconds(60)).until(() -> handled.size() == MESSAGES);
-            await().atMost(Duration.ofSeconds(30)).until(() -> KafkaTestSupport.lag(name, name) == 0);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> kafka.lag(name, name) == 0);
+            kafka.assertStopsCleanly(group);
         }
         assertThat(handled)
                 .containsExactlyInAnyOrderElementsOf(

@@ -13,37 +13,19 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The seek capability on Kafka: start positions and moves asked by a handler. One partition keeps order simple. */
 class KafkaSeekIT {
     record Msg(int n) {}
 
-    private static final List<String> created = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
-
-    private static KafkaConfig onePartition() {
-        return KafkaConfig.builder(KafkaTestSupport.bootstrap())
-                .partitions(1)
-                .sessionTimeout(Duration.ofSeconds(6))
-                .build();
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     private static Topic<Msg> topic(String prefix) {
-        String name = KafkaTestSupport.unique(prefix);
-        created.add(name);
+        String name = kafka.topicName(prefix);
         return Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(200))
                 .dlq()
@@ -56,7 +38,7 @@ class KafkaSeekIT {
         Topic<Msg> topic = topic("startat");
         List<Integer> first = new CopyOnWriteArrayList<>();
         List<Integer> second = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+        try (Broker<Kafka> broker = kafka.connect(1)) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 first.add(m.n());
@@ -67,7 +49,7 @@ class KafkaSeekIT {
                     .publishBatch(
                             topic, IntStream.range(0, 5).mapToObj(Msg::new).toList());
             await().atMost(Duration.ofSeconds(30)).until(() -> first.size() == 5);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
 
             var again = broker.consumerGroup();
             again.register(
@@ -82,7 +64,7 @@ class KafkaSeekIT {
                     });
             again.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> second.size() == 5);
-            assertThat(again.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(again);
         }
         assertThat(second).containsExactly(0, 1, 2, 3, 4);
     }
@@ -94,7 +76,7 @@ class KafkaSeekIT {
         List<Integer> seen = new CopyOnWriteArrayList<>();
         List<Position> positions = new CopyOnWriteArrayList<>();
         AtomicBoolean moved = new AtomicBoolean();
-        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+        try (Broker<Kafka> broker = kafka.connect(1)) {
             var group = broker.consumerGroup();
             group.register(
                     topic, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
@@ -111,8 +93,8 @@ class KafkaSeekIT {
                             topic, IntStream.range(0, 5).mapToObj(Msg::new).toList());
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 8);
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 8);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
-            await().atMost(Duration.ofSeconds(10)).until(() -> KafkaTestSupport.lag(topic.name(), topic.name()) == 0);
+            kafka.assertStopsCleanly(group);
+            await().atMost(Duration.ofSeconds(10)).until(() -> kafka.lag(topic.name(), topic.name()) == 0);
         }
         assertThat(seen).containsExactly(0, 1, 2, 3, 1, 2, 3, 4);
         assertThat(positions.getFirst()).isEqualTo(new Position.Captured(topic.name(), 0, 0));
@@ -123,7 +105,7 @@ class KafkaSeekIT {
     void seekPastTheEndIsRefused() {
         Topic<Msg> topic = topic("badseek");
         List<Integer> seen = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(onePartition())) {
+        try (Broker<Kafka> broker = kafka.connect(1)) {
             var group = broker.consumerGroup();
             group.register(
                     topic, ConsumerGroupConfig.builder().prefetch(1).seeking().build(), () -> (m, meta, c) -> {
@@ -136,7 +118,7 @@ class KafkaSeekIT {
                             topic, IntStream.range(0, 4).mapToObj(Msg::new).toList());
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 4);
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 4);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(seen).containsExactly(0, 1, 2, 3);
     }
@@ -144,18 +126,14 @@ class KafkaSeekIT {
     @Test
     @DisplayName("with two partitions, andSeek(start) moves both back: every message is handled again")
     void seekToStartMovesEveryPartition() {
-        String name = KafkaTestSupport.unique("seek2");
-        created.add(name);
+        String name = kafka.topicName("seek2");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(200))
                 .dlq()
                 .build();
         List<Integer> seen = new CopyOnWriteArrayList<>();
         AtomicBoolean moved = new AtomicBoolean();
-        try (Broker<Kafka> broker = Broker.connect(KafkaConfig.builder(KafkaTestSupport.bootstrap())
-                .partitions(2)
-                .sessionTimeout(Duration.ofSeconds(6))
-                .build())) {
+        try (Broker<Kafka> broker = kafka.connect(2)) {
             broker.topology().declare(topic);
             broker.publisher()
                     .publishBatch(
@@ -175,7 +153,7 @@ class KafkaSeekIT {
                 System.out.println("SEEN2 " + seen);
                 throw e;
             }
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(seen).containsAll(List.of(0, 1, 2, 3));
     }

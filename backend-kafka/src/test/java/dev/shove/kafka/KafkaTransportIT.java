@@ -20,50 +20,33 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The Kafka mapping itself: objects, headers, coordinates, lag. */
 class KafkaTransportIT {
     record Msg(int n) {}
 
-    private static final List<String> created = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void kafka() {
-        KafkaTestSupport.requireKafka();
-    }
-
-    @AfterAll
-    static void cleanUp() {
-        KafkaTestSupport.deleteTopics(created);
-    }
-
-    private static String name(String prefix) {
-        String n = KafkaTestSupport.unique(prefix);
-        created.add(n);
-        return n;
-    }
+    @RegisterExtension
+    static final KafkaFixture kafka = new KafkaFixture();
 
     @Test
     @DisplayName("declare creates the main, hold and dead-letter topics with the configured partitions")
     void declareCreatesTopics() throws Exception {
-        String name = name("decl");
+        String name = kafka.topicName("decl");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(500))
                 .holdQueue(Duration.ofSeconds(5))
                 .dlq()
                 .build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config());
-                Admin admin = KafkaTestSupport.admin()) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
             broker.topology().declare(topic); // idempotent
-            var topics = admin.describeTopics(List.of(name, name + "-hold-500ms", name + "-hold-5s", name + "-dlq"))
+            var topics = kafka.admin()
+                    .describeTopics(List.of(name, name + "-hold-500ms", name + "-hold-5s", name + "-dlq"))
                     .allTopicNames()
                     .get(30, TimeUnit.SECONDS);
             assertThat(topics).hasSize(4);
@@ -74,20 +57,21 @@ class KafkaTransportIT {
     @Test
     @DisplayName("an existing topic with fewer partitions than a sequenced topic's shards is expanded")
     void declareExpandsPartitions() throws Exception {
-        String name = name("grow");
-        try (Admin admin = KafkaTestSupport.admin()) {
-            admin.createTopics(List.of(new NewTopic(name, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
+        String name = kafka.topicName("grow");
+        kafka.admin()
+                .createTopics(List.of(new NewTopic(name, 2, (short) 1)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .sequenced(dev.shove.SequenceFailure.SKIP, m -> Integer.toString(m.n()))
                 .routingShards(6)
                 .build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config());
-                Admin admin = KafkaTestSupport.admin()) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
-            int partitions = admin.describeTopics(List.of(name))
+            int partitions = kafka.admin()
+                    .describeTopics(List.of(name))
                     .allTopicNames()
                     .get(30, TimeUnit.SECONDS)
                     .get(name)
@@ -100,9 +84,9 @@ class KafkaTransportIT {
     @Test
     @DisplayName("publishing to a topic that was never declared fails naming the topic")
     void publishToMissingTopicFails() {
-        String name = name("missing");
+        String name = kafka.topicName("missing");
         Topic<Msg> topic = Topic.builder(name, Msg.class).dlq().build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             assertThatThrownBy(() -> broker.publisher().publish(topic, new Msg(1)))
                     .isInstanceOf(TopologyException.class)
                     .hasMessageContaining(name);
@@ -112,10 +96,10 @@ class KafkaTransportIT {
     @Test
     @DisplayName("a handler sees partition, offset and timestamp, and no delivery count")
     void metadataCarriesCoordinates() {
-        String name = name("meta");
+        String name = kafka.topicName("meta");
         Topic<Msg> topic = Topic.builder(name, Msg.class).dlq().build();
         List<MessageMetadata> seen = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 seen.add(meta);
@@ -124,7 +108,7 @@ class KafkaTransportIT {
             group.start();
             broker.publisher().publish(topic, new Msg(1));
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 1);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         MessageMetadata meta = seen.getFirst();
         assertThat(meta.partition()).isPresent();
@@ -138,13 +122,13 @@ class KafkaTransportIT {
     @Test
     @DisplayName("a retry travels through the tier's hold topic carrying the retry count and due time")
     void retryGoesThroughHoldTopic() {
-        String name = name("hold");
+        String name = kafka.topicName("hold");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(300))
                 .dlq()
                 .build();
         List<Integer> attempts = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
                 attempts.add(meta.retryCount());
@@ -153,11 +137,10 @@ class KafkaTransportIT {
             group.start();
             broker.publisher().publish(topic, new Msg(7));
             await().atMost(Duration.ofSeconds(30)).until(() -> attempts.size() == 2);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(attempts).containsExactly(0, 1);
-        List<ConsumerRecord<byte[], byte[]>> held =
-                KafkaTestSupport.readAll(name + "-hold-300ms", Duration.ofSeconds(1));
+        List<ConsumerRecord<byte[], byte[]>> held = kafka.readAll(name + "-hold-300ms", Duration.ofSeconds(1));
         assertThat(held).hasSize(1);
         ConsumerRecord<byte[], byte[]> copy = held.getFirst();
         assertThat(KafkaHeaders.get(copy.headers(), ShoveHeaders.RETRY_COUNT)).isEqualTo("1");
@@ -168,13 +151,13 @@ class KafkaTransportIT {
     @Test
     @DisplayName("a rejected message reaches the dead-letter topic with its reason, partition and offset")
     void rejectGoesToDeadLetterTopic() {
-        String name = name("dlq");
+        String name = kafka.topicName("dlq");
         Topic<Msg> topic = Topic.builder(name, Msg.class)
                 .holdQueue(Duration.ofMillis(300))
                 .dlq()
                 .build();
         List<DeadMessageMetadata> dead = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             var group = broker.consumerGroup();
             group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> new MessageHandler<Msg, NoContext>() {
                 @Override
@@ -190,11 +173,11 @@ class KafkaTransportIT {
             group.start();
             broker.publisher().publish(topic, new Msg(3));
             await().atMost(Duration.ofSeconds(30)).until(() -> dead.size() == 1);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+            kafka.assertStopsCleanly(group);
         }
         assertThat(dead.getFirst().reason()).isEqualTo("rejected: bad order");
         assertThat(dead.getFirst().originalQueue()).isEqualTo(name);
-        List<ConsumerRecord<byte[], byte[]>> letters = KafkaTestSupport.readAll(name + "-dlq", Duration.ofSeconds(1));
+        List<ConsumerRecord<byte[], byte[]>> letters = kafka.readAll(name + "-dlq", Duration.ofSeconds(1));
         assertThat(letters).hasSize(1);
         assertThat(KafkaHeaders.get(letters.getFirst().headers(), KafkaHeaders.ORIGINAL_OFFSET))
                 .isEqualTo("0");
@@ -207,9 +190,9 @@ class KafkaTransportIT {
     @Test
     @DisplayName("stats report the group's lag: end offsets minus committed offsets")
     void statsReportLag() throws Exception {
-        String name = name("lag");
+        String name = kafka.topicName("lag");
         Topic<Msg> topic = Topic.builder(name, Msg.class).dlq().build();
-        try (Broker<Kafka> broker = Broker.connect(KafkaTestSupport.config())) {
+        try (Broker<Kafka> broker = kafka.connect()) {
             broker.topology().declare(topic);
             List<Msg> batch = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
@@ -228,8 +211,8 @@ class KafkaTransportIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 25);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> transport.stats(topic).ready() == 0);
-            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
-            assertThat(KafkaTestSupport.lag(name, name)).isZero();
+            kafka.assertStopsCleanly(group);
+            assertThat(kafka.lag(name, name)).isZero();
         }
     }
 }

@@ -1,0 +1,167 @@
+package dev.shove.kafka;
+
+import dev.shove.spi.SettleCallback;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one consumer commits, and when. A partition's commit point is the run of done records at the front of its
+ * {@link PartitionState}; it is committed with the sequenced retries waiting at or after it in the offset's metadata
+ * ({@link WaitingOffsets}), so whoever reads the partition next goes on from there. Commits are coalesced: one
+ * asynchronous commit once {@code commitBatch} changes have gathered or {@code commitInterval} has passed since the
+ * first of them; a rebalance or the shutdown commits synchronously. A done record's settle callback is confirmed once
+ * a commit covering it is. A broadcast subscriber commits nothing.
+ *
+ * <p>Poll thread only, like the {@code KafkaConsumer} it commits with (whose {@code commitAsync} callbacks run there
+ * too); not thread-safe.
+ */
+final class OffsetCommitter {
+    private static final Logger log = LoggerFactory.getLogger(OffsetCommitter.class);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaConfig config;
+    private final Map<Integer, PartitionState> owned;
+    private final SettleCallbacks callbacks;
+    private final String queue;
+    private final String consumerId;
+    private final boolean broadcast;
+
+    private final List<SettleCallback> ready = new ArrayList<>();
+    private int completedSinceCommit;
+    private long firstCompletionNanos;
+    private boolean waitsOverflowReported;
+
+    /** Commits the commit points of the partition states in {@code owned} (the consumer's, shared with its poll loop). */
+    OffsetCommitter(
+            KafkaConsumer<byte[], byte[]> consumer,
+            KafkaConfig config,
+            Map<Integer, PartitionState> owned,
+            SettleCallbacks callbacks,
+            String queue,
+            String consumerId,
+            boolean broadcast) {
+        this.consumer = consumer;
+        this.config = config;
+        this.owned = owned;
+        this.callbacks = callbacks;
+        this.queue = queue;
+        this.consumerId = consumerId;
+        this.broadcast = broadcast;
+    }
+
+    /** Something to commit changed (a record done or skipped, a wait recorded, a partition moved): commit it soon. */
+    void countCompletion() {
+        if (completedSinceCommit++ == 0) {
+            firstCompletionNanos = System.nanoTime();
+        }
+    }
+
+    /** Whether changes wait for the next coalesced commit. */
+    boolean hasUncommitted() {
+        return completedSinceCommit > 0;
+    }
+
+    /** Commits asynchronously if {@code commitBatch} changes have gathered or {@code commitInterval} has passed. */
+    void commitIfDue() {
+        if (broadcast) {
+            return;
+        }
+        if (completedSinceCommit == 0) {
+            return;
+        }
+        if (completedSinceCommit < config.commitBatch()
+                && System.nanoTime() - firstCompletionNanos
+                        < config.commitInterval().toNanos()) {
+            return;
+        }
+        completedSinceCommit = 0;
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
+        if (offsets.isEmpty()) {
+            return;
+        }
+        consumer.commitAsync(offsets, (committed, error) -> {
+            if (error == null) {
+                onCommitted(committed);
+            } else {
+                log.debug("commit of {} on topic '{}' failed: {}", committed, queue, error.toString());
+                for (TopicPartition tp : offsets.keySet()) {
+                    PartitionState state = owned.get(tp.partition());
+                    if (state != null) {
+                        state.commitFailed();
+                    }
+                }
+                countCompletion();
+            }
+        });
+    }
+
+    /** Commits synchronously (rebalance, shutdown); confirms the callbacks it covers. */
+    void commitNow(Collection<PartitionState> states) {
+        if (broadcast) {
+            return;
+        }
+        for (PartitionState state : states) {
+            state.commitFailed(); // resend the current point even if an async commit of it is still in flight
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(states);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets, config.apiTimeout());
+            for (PartitionState state : states) {
+                OffsetAndMetadata om = offsets.get(state.partition);
+                if (om != null) {
+                    state.committed(om.offset(), ready);
+                }
+            }
+            callbacks.succeed(ready);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "consumer {} could not commit {} on topic '{}': {}; those records will be delivered again",
+                    consumerId,
+                    offsets,
+                    queue,
+                    e.toString());
+        }
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> commitPoints(Collection<PartitionState> states) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (PartitionState state : states) {
+            long point = state.takeCommit();
+            if (point >= 0) {
+                offsets.put(state.partition, new OffsetAndMetadata(point, state.commitMetadata(point)));
+                if (!waitsOverflowReported && !state.waitsFit()) {
+                    waitsOverflowReported = true;
+                    log.warn(
+                            "partition {} of topic '{}' has more sequenced retries waiting than fit into the commit"
+                                    + " metadata; if consumer {} stops now, the last of them start again from their"
+                                    + " published retry count",
+                            state.partition.partition(),
+                            queue,
+                            consumerId);
+                }
+            }
+        }
+        return offsets;
+    }
+
+    private void onCommitted(Map<TopicPartition, OffsetAndMetadata> committed) {
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+            PartitionState state = owned.get(e.getKey().partition());
+            if (state != null) {
+                state.committed(e.getValue().offset(), ready);
+            }
+        }
+        callbacks.succeed(ready);
+    }
+}

@@ -1,0 +1,231 @@
+package dev.shove.kafka;
+
+import dev.shove.kafka.PartitionSeeker.SeekRequest;
+import dev.shove.spi.SettleCallback;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What other threads hand to one consumer's poll thread, and how the poll thread applies it: settlements (a record
+ * done, or returned to be read again), the waits of sequenced retries, the engine's moves, and its pause. The other
+ * threads only queue a note and wake the poll thread if it sleeps here; the notes are applied on the poll thread, in
+ * {@link #apply}, because the partition states and the {@code KafkaConsumer} belong to it.
+ *
+ * <p>The adding methods, {@link #pause} and {@link #paused} are for any thread, and so is {@link #applyLateNotes} once
+ * the poll thread has made its last commit; the rest is poll thread only.
+ */
+final class PollInbox {
+    /** A note from a settling thread to the poll thread. */
+    record Note(
+            KafkaDelivery delivery,
+            SettleCallback callback,
+            boolean done,
+            @Nullable Throwable failure) {}
+
+    /** A note from the engine: a record waits in place for a sequenced retry. */
+    private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
+
+    private final Thread pollThread;
+    private final Map<Integer, PartitionState> owned;
+    private final OffsetCommitter committer;
+    private final PartitionSeeker seeker;
+    private final SettleCallbacks callbacks;
+    private final boolean broadcast;
+
+    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
+    private volatile boolean paused;
+    private volatile boolean sleeping;
+
+    // Poll thread only.
+    private final List<SettleCallback> ready = new ArrayList<>();
+    private final List<SettleCallback> returnedCallbacks = new ArrayList<>();
+
+    PollInbox(
+            Thread pollThread,
+            Map<Integer, PartitionState> owned,
+            OffsetCommitter committer,
+            PartitionSeeker seeker,
+            SettleCallbacks callbacks,
+            boolean broadcast) {
+        this.pollThread = pollThread;
+        this.owned = owned;
+        this.committer = committer;
+        this.seeker = seeker;
+        this.callbacks = callbacks;
+        this.broadcast = broadcast;
+    }
+
+    // ---------------------------------------------------------------- any thread
+
+    void add(Note note) {
+        notes.add(note);
+        wake();
+    }
+
+    void waiting(KafkaDelivery delivery, WaitingOffsets.Wait retry) {
+        waitNotes.add(new WaitNote(delivery, retry));
+        wake();
+    }
+
+    void seek(SeekRequest seek) {
+        seekRequests.add(seek);
+        wake();
+    }
+
+    /** From now on nothing is handed out, returned records are not read again, and nothing is committed past them. */
+    void pause() {
+        paused = true;
+    }
+
+    boolean paused() {
+        return paused;
+    }
+
+    private void wake() {
+        if (sleeping) {
+            sleeping = false;
+            LockSupport.unpark(pollThread);
+        }
+    }
+
+    // ---------------------------------------------------------------- poll thread
+
+    boolean hasSeekRequests() {
+        return !seekRequests.isEmpty();
+    }
+
+    /** Fails the moves still asked for: the consumer is closing. */
+    void refuseSeeks(String why) {
+        for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
+            seek.done().completeExceptionally(new IllegalStateException(why));
+        }
+    }
+
+    /**
+     * Applies what the other threads handed over: the waits, the settlements, the engine's moves, and the seeks back
+     * they call for; waits up to {@code waitNanos} for the first settlement when there is nothing to do. Poll thread.
+     */
+    void apply(long waitNanos) throws InterruptedException {
+        applyWaitNotes();
+        Note note = notes.poll();
+        if (note == null && waitNanos > 0) {
+            // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
+            sleeping = true;
+            if (notes.isEmpty() && seekRequests.isEmpty() && waitNotes.isEmpty()) {
+                LockSupport.parkNanos(this, waitNanos);
+            }
+            sleeping = false;
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
+            note = notes.poll();
+        }
+        while (note != null) {
+            applyNote(note);
+            note = notes.poll();
+        }
+        if (!seekRequests.isEmpty()) {
+            applySeekRequests();
+        }
+        if (seeker.hasSeeks()) {
+            seeker.applySeeks(paused);
+        }
+        if (paused) {
+            for (PartitionState state : owned.values()) {
+                state.takeBlocked(returnedCallbacks);
+            }
+            callbacks.fail(
+                    returnedCallbacks,
+                    "an earlier record of its partition went back to the broker, so its offset"
+                            + " cannot be committed; it will be delivered again");
+        }
+        if (!ready.isEmpty()) {
+            callbacks.succeed(ready);
+        }
+    }
+
+    private void applyWaitNotes() {
+        for (WaitNote w = waitNotes.poll(); w != null; w = waitNotes.poll()) {
+            KafkaDelivery d = w.delivery();
+            PartitionState state = owned.get(d.partition());
+            if (state == d.state) {
+                state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
+                committer.countCompletion(); // commit the wait soon
+            }
+        }
+    }
+
+    private void applyNote(Note note) {
+        KafkaDelivery d = note.delivery();
+        PartitionState state = owned.get(d.partition());
+        if (state != d.state && d.state.isMoved()) {
+            // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
+            if (note.failure() != null) {
+                note.callback().settled(note.failure());
+            } else {
+                ready.add(note.callback());
+            }
+            return;
+        }
+        if (state != d.state) {
+            callbacks.fail(
+                    note.callback(),
+                    "partition " + d.partition() + " was revoked before record " + d.deliveryId()
+                            + " could be committed; it will be delivered again by its new owner");
+            return;
+        }
+        if (note.done()) {
+            if (broadcast) {
+                // Nothing is committed for a broadcast subscriber: settled is settled.
+                state.complete(d.offset(), null);
+                ready.add(note.callback());
+            } else if (state.complete(d.offset(), note.callback())) {
+                committer.countCompletion();
+            } else {
+                callbacks.fail(note.callback(), "record " + d.deliveryId() + " was not in flight");
+            }
+            return;
+        }
+        state.markReturned(d.offset());
+        seeker.readAgain(d.partition(), d.offset());
+        if (note.failure() != null) {
+            note.callback().settled(note.failure());
+        } else {
+            ready.add(note.callback());
+        }
+    }
+
+    /** Carries out the engine's moves. */
+    private void applySeekRequests() {
+        for (SeekRequest seek = seekRequests.poll(); seek != null; seek = seekRequests.poll()) {
+            seeker.move(seek, paused, ready);
+        }
+    }
+
+    /**
+     * Answers the notes that arrived after the last commit: they can no longer be committed here. Any thread, once the
+     * poll thread has made its last commit.
+     */
+    void applyLateNotes() {
+        Note note = notes.poll();
+        while (note != null) {
+            if (note.failure() != null) {
+                note.callback().settled(note.failure());
+            } else if (note.done()) {
+                callbacks.fail(
+                        note.callback(),
+                        "the consumer closed before its offset was committed; it will be delivered again");
+            } else {
+                note.callback().settled(null);
+            }
+            note = notes.poll();
+        }
+    }
+}
