@@ -118,7 +118,12 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.outstanding = pollState.outstanding;
         this.backlog = pollState.backlog;
         Map<String, Object> properties = transport.consumerProperties(
-                groupId, transport.clientId(request.consumerId()), Math.min(Math.max(window, 1), 500));
+                groupId,
+                transport.clientId(request.consumerId()),
+                Math.min(Math.max(window, 1), 500),
+                request.settings(KafkaGroupSettings.class)
+                        .map(KafkaGroupSettings::consumerProperties)
+                        .orElse(Map.of()));
         if (broadcast) {
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }

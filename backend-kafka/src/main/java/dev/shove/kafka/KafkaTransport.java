@@ -417,6 +417,12 @@ final class KafkaTransport implements Transport {
     }
 
     Map<String, Object> consumerProperties(String groupId, String clientId, int maxPollRecords) {
+        return consumerProperties(groupId, clientId, maxPollRecords, Map.of());
+    }
+
+    /** A consumer's properties: shove's defaults, the config's client properties, the group's, then shove's own. */
+    Map<String, Object> consumerProperties(
+            String groupId, String clientId, int maxPollRecords, Map<String, String> groupProperties) {
         long session = config.sessionTimeout().toMillis();
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("auto.offset.reset", "earliest");
@@ -427,6 +433,7 @@ final class KafkaTransport implements Transport {
         p.put("max.poll.records", maxPollRecords);
         p.put("fetch.max.wait.ms", 100);
         p.putAll(config.commonProperties());
+        p.putAll(groupProperties);
         p.put("group.id", groupId);
         p.put("client.id", clientId);
         p.put("enable.auto.commit", false);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.BatchOptions;
+import dev.shove.BatchOutcome;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
@@ -214,5 +216,40 @@ class KafkaTransportIT {
             kafka.assertStopsCleanly(group);
             assertThat(kafka.lag(name, name)).isZero();
         }
+    }
+
+    @Test
+    @DisplayName("KafkaGroupSettings reach the group's consumers: max.poll.records 2 caps every native batch at 2")
+    void groupSettingsReachConsumers() {
+        Topic<Msg> topic = Topic.builder(kafka.topicName("settings"), Msg.class)
+                .holdQueue(Duration.ofMillis(500))
+                .dlq()
+                .build();
+        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker = kafka.connect()) {
+            broker.topology().declare(topic);
+            for (int i = 0; i < 20; i++) {
+                broker.publisher().publish(topic, new Msg(i));
+            }
+            var group = broker.consumerGroup();
+            group.registerBatch(
+                    topic,
+                    ConsumerGroupConfig.builder()
+                            .prefetch(1)
+                            .backendSettings(KafkaGroupSettings.builder()
+                                    .consumerProperty("max.poll.records", "2")
+                                    .build())
+                            .build(),
+                    BatchOptions.of(50, Duration.ZERO),
+                    () -> (batch, context) -> {
+                        batchSizes.add(batch.size());
+                        return BatchOutcome.ackAll();
+                    });
+            group.start();
+            await().atMost(30, TimeUnit.SECONDS)
+                    .until(() -> batchSizes.stream().mapToInt(Integer::intValue).sum() == 20);
+            kafka.assertStopsCleanly(group);
+        }
+        assertThat(batchSizes).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(2));
     }
 }
