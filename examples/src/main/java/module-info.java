@@ -5,6 +5,8 @@
  */
 module dev.shove.examples {
     requires dev.shove.memory;
+    requires java.net.http;
+    requires jdk.httpserver;
     requires static org.jspecify;
 
     opens dev.shove.examples to

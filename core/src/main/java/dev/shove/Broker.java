@@ -36,11 +36,13 @@ public final class Broker<B> implements AutoCloseable {
     public static final Duration DEFAULT_PING_TIMEOUT = Duration.ofSeconds(5);
 
     private final Transport transport;
+    private final TransportContext context;
     private final Engine engine;
     private volatile boolean closed;
 
-    private Broker(Transport transport, Engine engine) {
+    private Broker(Transport transport, TransportContext context, Engine engine) {
         this.transport = transport;
+        this.context = context;
         this.engine = engine;
     }
 
@@ -110,6 +112,14 @@ public final class Broker<B> implements AutoCloseable {
         return type.isInstance(transport) ? Optional.of(type.cast(transport)) : Optional.empty();
     }
 
+    /**
+     * The connection's state as the backend reports it: up, or down and reconnecting, since when and why. Cheap: no
+     * round trip (use {@link #ping()} for one).
+     */
+    public ConnectionHealth connection() {
+        return context.connection();
+    }
+
     /** The backend's short name, e.g. {@code memory}. */
     public String backendName() {
         return transport.name();
@@ -175,7 +185,7 @@ public final class Broker<B> implements AutoCloseable {
             TransportContext context = new TransportContext(registry, name, new WireHeaders(registry));
             Transport transport = config.open(context);
             try {
-                return new Broker<>(transport, Engines.FACTORY.start(transport, context));
+                return new Broker<>(transport, context, Engines.FACTORY.start(transport, context));
             } catch (RuntimeException | Error e) {
                 transport.close();
                 throw e;

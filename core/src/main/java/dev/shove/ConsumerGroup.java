@@ -91,6 +91,13 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
     /** Whether the registration is paused by {@link #pause} (a circuit breaker's pauses are not counted here). */
     boolean isPaused(Topic<?> topic);
 
+    /**
+     * This group's health, for liveness and readiness probes and for operators: per registration, whether it runs,
+     * its consumers, when it last received a message and which handlers stall; and the broker connection. Cheap: no
+     * broker round trip.
+     */
+    GroupHealth health();
+
     /** Adds one consumer to a registration; false when it already runs its maximum. */
     boolean scaleUp(Topic<?> topic);
 

@@ -48,6 +48,9 @@ public interface ConsumerSupervisor<B, C> extends AutoCloseable {
     /** See {@link ConsumerGroup#isPaused(Topic)}. */
     boolean isPaused(Topic<?> topic);
 
+    /** See {@link ConsumerGroup#health()}. */
+    GroupHealth health();
+
     /** See {@link ConsumerGroup#start()}. */
     void start();
 

@@ -11,7 +11,7 @@ import java.util.List;
  * add {@code outcome} ({@code ack}, {@code retry}, {@code reject}, {@code defer}); {@link #FAILED}, {@link #DISCARDED}
  * and {@link #DEAD_LETTERED} add {@code reason}; publish meters carry {@code topic} and {@code outcome} ({@code
  * success}, {@code error}); {@link #PAUSED} and {@link #CIRCUIT_STATE} carry {@code topic} and {@code
- * consumer_group}; {@link #BACKEND_ERRORS} carries {@code backend} and {@code kind}; {@link
+ * consumer_group}, as do the {@code shove.backlog.*} gauges; {@link #BACKEND_ERRORS} carries {@code backend} and {@code kind}; {@link
  * #INVALID_HEADERS} carries {@code header} and {@code problem} ({@code unreadable}, {@code
  * out_of_range}).
  */
@@ -43,6 +43,19 @@ public final class ShoveMeters {
      * them, or they were corrupted): a value that cannot be read is treated as absent, one out of range is clamped.
      */
     public static final String INVALID_HEADERS = "shove.headers.invalid";
+    /**
+     * Gauge: messages waiting on the broker for the registration: queue depth, or consumer lag on a log. The same
+     * figure the autoscaler reads; NaN until first read.
+     */
+    public static final String BACKLOG_READY = "shove.backlog.ready";
+    /** Gauge: messages the broker has delivered and not yet seen settled (0 where it cannot tell). */
+    public static final String BACKLOG_UNACKED = "shove.backlog.unacked";
+    /** Gauge: retry copies waiting out their delay in the topic's hold tiers; NaN where the backend cannot tell. */
+    public static final String BACKLOG_HELD = "shove.backlog.held";
+    /** Gauge: retries waiting in place in this process (sequenced topics keep their key's place while they wait). */
+    public static final String BACKLOG_WAITING = "shove.backlog.waiting";
+    /** Gauge: seconds the oldest retry waiting in place in this process has waited; 0 when none waits. */
+    public static final String BACKLOG_OLDEST_WAIT = "shove.backlog.oldest.wait";
     /** Gauge: 1 while the application has paused the registration ({@code group.pause(topic)}), else 0. */
     public static final String PAUSED = "shove.registration.paused";
     /** Gauge, for registrations with a circuit breaker: 0 closed, 1 open (paused), 2 half-open (one probe). */
@@ -63,7 +76,12 @@ public final class ShoveMeters {
             BACKEND_ERRORS,
             INVALID_HEADERS,
             PAUSED,
-            CIRCUIT_STATE);
+            CIRCUIT_STATE,
+            BACKLOG_READY,
+            BACKLOG_UNACKED,
+            BACKLOG_HELD,
+            BACKLOG_WAITING,
+            BACKLOG_OLDEST_WAIT);
 
     private ShoveMeters() {}
 }

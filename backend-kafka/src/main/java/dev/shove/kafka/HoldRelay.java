@@ -48,6 +48,11 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private record Ack(
             PartitionState state, long offset, @Nullable Throwable failure) {}
 
+    /** The consumer group of a topic's hold relays: its offsets in the hold topics say what still waits there. */
+    static String groupId(Topic<?> topic) {
+        return "shove-relay-" + topic.name();
+    }
+
     private final KafkaTransport transport;
     private final WireHeaders wireHeaders;
     private final Topic<?> topic;
@@ -69,7 +74,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         this.transport = transport;
         this.wireHeaders = transport.context().wireHeaders();
         this.topic = topic;
-        this.groupId = "shove-relay-" + topic.name();
+        this.groupId = groupId(topic);
         this.consumer = new KafkaConsumer<>(
                 transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
         this.thread = Thread.ofPlatform()

@@ -1,6 +1,7 @@
 package dev.shove.kafka;
 
 import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
@@ -462,7 +463,18 @@ final class KafkaTransport implements Transport {
             for (String group : groups) {
                 lag = Math.max(lag, topology.lag(topic.name(), group));
             }
-            return new QueueStats(lag, 0);
+            boolean relaying;
+            synchronized (this) {
+                relaying = relays.containsKey(topic.name());
+            }
+            if (!relaying) {
+                return new QueueStats(lag, 0); // without this process's relay, its group's offsets say nothing
+            }
+            long held = 0;
+            for (HoldTier tier : topic.holdTiers()) {
+                held += topology.lag(tier.queue(), HoldRelay.groupId(topic));
+            }
+            return new QueueStats(lag, 0, held);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while reading the lag of topic '" + topic.name() + "'");

@@ -48,6 +48,9 @@ final class InMemoryTransport implements Transport {
     private final Set<String> deadLetterQueues = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timers;
     private final AtomicInteger pendingTimers = new AtomicInteger();
+    /** Hold copies waiting on a timer, by the queue they rejoin. */
+    private final ConcurrentHashMap<String, AtomicInteger> held = new ConcurrentHashMap<>();
+
     private final AtomicInteger subscriptionIds = new AtomicInteger();
     private volatile boolean closed;
 
@@ -241,6 +244,8 @@ final class InMemoryTransport implements Transport {
     void hold(String queue, Settlement.Copy.ToHold copy) {
         existing(queue); // fail now, not when the timer fires
         pendingTimers.incrementAndGet();
+        AtomicInteger heldHere = held.computeIfAbsent(queue, q -> new AtomicInteger());
+        heldHere.incrementAndGet();
         try {
             timers.schedule(
                     () -> {
@@ -251,12 +256,14 @@ final class InMemoryTransport implements Transport {
                         } catch (RuntimeException e) {
                             log.warn("a held message for queue '{}' was lost: {}", queue, e.toString());
                         } finally {
+                            heldHere.decrementAndGet();
                             pendingTimers.decrementAndGet();
                         }
                     },
                     copy.delay().toNanos(),
                     TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
+            heldHere.decrementAndGet();
             pendingTimers.decrementAndGet();
             throw new PublishException("the in-memory broker is closed; cannot hold a copy for '" + queue + "'", e);
         }
@@ -269,6 +276,7 @@ final class InMemoryTransport implements Transport {
         }
         long ready = 0;
         long inFlight = 0;
+        long holding = 0;
         List<String> names = new ArrayList<>();
         topic.sequencing()
                 .ifPresentOrElse(
@@ -282,8 +290,10 @@ final class InMemoryTransport implements Transport {
             MemQueue q = existing(name);
             ready += q.depth();
             inFlight += q.inFlight();
+            AtomicInteger h = held.get(name);
+            holding += h == null ? 0 : h.get();
         }
-        return new QueueStats(ready, inFlight);
+        return new QueueStats(ready, inFlight, holding);
     }
 
     /** Messages waiting in a queue (not delivered), for the probe. */

@@ -93,6 +93,7 @@ final class RabbitMqTransport implements Transport {
     private final Connection connection;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService completions;
+    private final TransportContext context;
     private final ConfirmPublisher publisher;
     private final RabbitTopology topology;
     private final @Nullable ManagementApi management;
@@ -112,6 +113,7 @@ final class RabbitMqTransport implements Transport {
 
     RabbitMqTransport(RabbitMqConfig config, TransportContext context) {
         this.config = config;
+        this.context = context;
         this.capabilities = capabilities(config.isTransactionalSettlement());
         this.connectionName = config.connectionName().orElse(context.clientName());
         this.registry = context.meterRegistry();
@@ -155,6 +157,7 @@ final class RabbitMqTransport implements Transport {
             recoverable.addRecoveryListener(new RecoveryListener() {
                 @Override
                 public void handleRecovery(Recoverable r) {
+                    context.connectionRestored();
                     log.info("connection '{}' to RabbitMQ at {} recovered", connectionName, config.redactedUri());
                 }
 
@@ -234,6 +237,7 @@ final class RabbitMqTransport implements Transport {
         }
         registry.counter("shove.backend.errors", "backend", name(), "kind", "connection")
                 .increment();
+        context.connectionLost("lost: " + cause.getMessage());
         log.warn(
                 "connection '{}' to RabbitMQ at {} was lost: {}; reconnecting every {}",
                 connectionName,
@@ -462,17 +466,17 @@ final class RabbitMqTransport implements Transport {
                             }
                         },
                         () -> queues.add(topic.name()));
+        // Ready and held counts from passive declares: current at once, where the management API's statistics lag
+        // by 5-7 seconds. Only the unacknowledged count needs the management API.
+        List<String> holds = topic.holdTiers().stream().map(HoldTier::queue).toList();
+        long[] counts = passiveCounts(topic, queues, holds);
+        long inFlight = 0;
         ManagementApi api = management;
         if (api != null && System.nanoTime() - managementBackOffUntil >= 0) {
             try {
-                long ready = 0;
-                long inFlight = 0;
                 for (String q : queues) {
-                    QueueStats s = api.queueStats(q);
-                    ready += s.ready();
-                    inFlight += s.inFlight();
+                    inFlight += api.queueStats(q).inFlight();
                 }
-                return new QueueStats(ready, inFlight);
             } catch (IOException e) {
                 managementUnavailable(api, e);
             } catch (InterruptedException e) {
@@ -481,21 +485,22 @@ final class RabbitMqTransport implements Transport {
                         "interrupted while reading the depth of topic '" + topic.name() + "'", e);
             }
         }
-        return passiveStats(topic, queues);
+        return new QueueStats(counts[0], inFlight, counts[1]);
     }
 
     private void managementUnavailable(ManagementApi api, Exception e) {
         managementBackOffUntil = System.nanoTime() + MANAGEMENT_RETRY_AFTER.toNanos();
         log.warn(
-                "the RabbitMQ management API at {} cannot be read ({}); queue depth comes from passive declares"
-                        + " (ready messages only) for the next {}. Enable the rabbitmq_management plugin, or set"
-                        + " RabbitMqConfig.toBuilder().managementApi(...).build() / withoutManagementApi()",
+                "the RabbitMQ management API at {} cannot be read ({}); unacknowledged messages are not counted"
+                        + " for the next {}. Enable the rabbitmq_management plugin, or set"
+                        + " RabbitMqConfig.Builder.managementApi(...) or noManagementApi()",
                 api.base(),
                 e.toString(),
                 MANAGEMENT_RETRY_AFTER);
     }
 
-    private QueueStats passiveStats(Topic<?> topic, List<String> queues) {
+    /** The ready messages of {@code queues} and of {@code holds}, each summed, from passive declares. */
+    private long[] passiveCounts(Topic<?> topic, List<String> queues, List<String> holds) {
         Channel channel;
         try {
             channel = connection.createChannel();
@@ -511,7 +516,11 @@ final class RabbitMqTransport implements Transport {
             for (String q : queues) {
                 ready += channel.queueDeclarePassive(q).getMessageCount();
             }
-            return new QueueStats(ready, 0);
+            long held = 0;
+            for (String q : holds) {
+                held += channel.queueDeclarePassive(q).getMessageCount();
+            }
+            return new long[] {ready, held};
         } catch (IOException | ShutdownSignalException e) {
             AMQP.Channel.@Nullable Close close = RabbitTopology.channelClose(e);
             if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {

@@ -141,6 +141,14 @@ class RabbitMqBrokerRestartIT {
                         .until(() -> !broker.unwrap(RabbitMqTransport.class)
                                 .orElseThrow()
                                 .isConnected());
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> !broker.connection().connected());
+                assertThat(group.health().isReady())
+                        .as("not ready while the connection is down")
+                        .isFalse();
+                assertThat(group.health().isLive())
+                        .as("alive while it reconnects")
+                        .isTrue();
             } finally {
                 assertThat(rabbitmqctl(Duration.ofSeconds(90), "start_app"))
                         .as("rabbitmqctl start_app")
@@ -150,6 +158,11 @@ class RabbitMqBrokerRestartIT {
             await().atMost(Duration.ofSeconds(60))
                     .until(() ->
                             broker.unwrap(RabbitMqTransport.class).orElseThrow().isConnected());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> broker.connection().connected());
+            assertThat(group.health().isReady())
+                    .as("ready again once the connection is back")
+                    .isTrue();
             restarted.countDown();
 
             // Publishing works again too.

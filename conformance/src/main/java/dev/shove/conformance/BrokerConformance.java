@@ -160,6 +160,14 @@ public abstract class BrokerConformance<B> {
     }
 
     @Nested
+    @DisplayName("health")
+    class Health extends HealthContracts<B> {
+        Health() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
     @DisplayName("topology")
     class Topology extends TopologyContracts<B> {
         Topology() {

@@ -29,6 +29,9 @@ abstract class MetricsContracts<B> extends Contracts<B> {
     static final String SIZE = "shove.message.size";
     static final String INFLIGHT = "shove.messages.inflight";
     static final String AUTOSCALER_DECISIONS = "shove.autoscaler.decisions";
+    static final String BACKLOG_READY = "shove.backlog.ready";
+    static final String BACKLOG_UNACKED = "shove.backlog.unacked";
+    static final String BACKLOG_HELD = "shove.backlog.held";
 
     MetricsContracts(BrokerConformance<B> kit) {
         super(kit);
@@ -306,5 +309,54 @@ abstract class MetricsContracts<B> extends Contracts<B> {
 
         h().await("inflight = 2", () -> inflight(topic) == 2);
         gate.open();
+    }
+
+    private double gauge(String name, Topic<?> topic) {
+        Gauge gauge = h().search(name, "topic", topic.name()).gauge();
+        return gauge == null ? Double.NaN : gauge.value();
+    }
+
+    @Test
+    @DisplayName("shove.backlog.ready + shove.backlog.unacked show the messages a paused registration holds back, and"
+            + " return to 0 once they are handled")
+    void backlogGauges() {
+        Topic<Msg> topic = plainTopic("metrics-backlog");
+        Recorder<Msg> rec = h().acking();
+        var group = h().consume(topic, rec);
+        group.pause(topic);
+        for (int i = 0; i < 5; i++) {
+            h().publisher().publish(topic, Msg.of(i));
+        }
+
+        h().await(
+                        "ready + unacked = 5",
+                        Duration.ofSeconds(30),
+                        () -> gauge(BACKLOG_READY, topic) + gauge(BACKLOG_UNACKED, topic) == 5);
+        group.resume(topic);
+        rec.awaitCalls(5);
+        h().await(
+                        "ready + unacked = 0",
+                        Duration.ofSeconds(30),
+                        () -> gauge(BACKLOG_READY, topic) + gauge(BACKLOG_UNACKED, topic) == 0);
+    }
+
+    @Test
+    @DisplayName("a retry waiting in a hold tier shows in shove.backlog.held, where the backend counts hold tiers")
+    void heldGauge() {
+        Topic<Msg> topic = h().topic("metrics-held")
+                .holdQueue(tier().multipliedBy(40))
+                .dlq()
+                .build();
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+        rec.awaitCalls(1);
+        h().await("the backlog read once", Duration.ofSeconds(30), () -> {
+            gauge(BACKLOG_READY, topic); // a read starts the first refresh
+            return !Double.isNaN(gauge(BACKLOG_READY, topic));
+        });
+        assumeTrue(!Double.isNaN(gauge(BACKLOG_HELD, topic)), "the backend does not count its hold tiers");
+
+        h().await("one retry held", Duration.ofSeconds(30), () -> gauge(BACKLOG_HELD, topic) == 1);
     }
 }

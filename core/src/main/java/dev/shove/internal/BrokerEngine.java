@@ -24,7 +24,7 @@ final class BrokerEngine implements Engine {
 
     BrokerEngine(Transport transport, TransportContext context) {
         Metrics metrics = new Metrics(context.meterRegistry());
-        this.services = new BrokerServices(transport, metrics, context.clientName(), context.wireHeaders());
+        this.services = new BrokerServices(transport, metrics, context);
         this.publisher = new PublisherImpl(transport, metrics);
     }
 

@@ -1,7 +1,9 @@
 package dev.shove.internal;
 
+import dev.shove.ConnectionHealth;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
 import dev.shove.spi.WireHeaders;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,14 +16,14 @@ final class BrokerServices implements AutoCloseable {
     private final Watchdog watchdog;
     private final ScheduledExecutorService scheduler;
     private final String clientName;
-    private final WireHeaders wireHeaders;
+    private final TransportContext context;
 
-    BrokerServices(Transport transport, Metrics metrics, String clientName, WireHeaders wireHeaders) {
-        this.wireHeaders = wireHeaders;
+    BrokerServices(Transport transport, Metrics metrics, TransportContext context) {
+        this.context = context;
+        this.clientName = context.clientName();
         this.transport = transport;
         this.capabilities = transport.capabilities();
         this.metrics = metrics;
-        this.clientName = clientName;
         this.watchdog = new Watchdog("shove-watchdog-" + transport.name());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .daemon()
@@ -55,7 +57,12 @@ final class BrokerServices implements AutoCloseable {
 
     /** The one reader of shove's headers from the wire. */
     public WireHeaders wireHeaders() {
-        return wireHeaders;
+        return context.wireHeaders();
+    }
+
+    /** The broker connection's state, as the transport reports it. */
+    public ConnectionHealth connection() {
+        return context.connection();
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.shove.internal;
 
 import dev.shove.BatchOptions;
 import dev.shove.Position;
+import dev.shove.RegistrationHealth;
 import dev.shove.ShoveHeaders;
 import dev.shove.internal.DeliveryPolicy.Ack;
 import dev.shove.internal.DeliveryPolicy.DeadLetter;
@@ -15,6 +16,7 @@ import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -82,6 +84,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final Object idleMonitor = new Object();
 
     private volatile int state = NEW;
+    /** When the transport last handed over a delivery (epoch ms), or 0: for health reports. */
+    private volatile long lastReceivedMillis;
+
     private volatile @Nullable Subscription subscription;
     private volatile @Nullable Throwable failure;
 
@@ -127,6 +132,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     @Override
     public void deliver(Delivery delivery) {
+        lastReceivedMillis = System.currentTimeMillis();
         Job job = intake(delivery);
         if (job != null) {
             ready.add(job);
@@ -139,6 +145,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      */
     @Override
     public void deliverAll(List<? extends Delivery> deliveries) {
+        lastReceivedMillis = System.currentTimeMillis();
         List<Job> admitted = new ArrayList<>(deliveries.size());
         for (Delivery delivery : deliveries) {
             Job job = intake(delivery);
@@ -495,6 +502,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     private void waitInPlace(Job job, WaitInPlace wait) {
         job.retryCount = wait.retryCount();
+        job.waitingSinceMillis = System.currentTimeMillis();
         Subscription sub = subscription;
         if (sub != null) {
             // before a stop may return it below: the transport keeps the wait with the message where it can
@@ -629,6 +637,44 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     int running() {
         return running.get();
+    }
+
+    /** Retries waiting in place in this consumer. */
+    int waitingCount() {
+        return waiting.size();
+    }
+
+    /** How long the oldest retry waiting in place has waited, in ms; 0 when none waits. */
+    long oldestWaitMillis() {
+        long oldest = 0;
+        long now = System.currentTimeMillis();
+        for (Job job : waiting) {
+            oldest = Math.max(oldest, now - job.waitingSinceMillis);
+        }
+        return oldest;
+    }
+
+    /** When the transport last handed over a delivery (epoch ms), or 0 if it never has. */
+    long lastReceivedMillis() {
+        return lastReceivedMillis;
+    }
+
+    /** Handler calls of this consumer running longer than {@code thresholdNanos}. */
+    List<RegistrationHealth.StalledHandler> stalled(long thresholdNanos) {
+        List<RegistrationHealth.StalledHandler> stalled = new ArrayList<>();
+        long now = System.nanoTime();
+        for (Worker w : workers) {
+            long start = w.callStartNanos;
+            if (start != 0 && now - start > thresholdNanos) {
+                List<Job> jobs = Flow.jobsOf(w.slot.job());
+                String id = jobs.size() == 1
+                        ? jobs.getFirst().messageId()
+                        : jobs.size() + " messages from "
+                                + (jobs.isEmpty() ? "?" : jobs.getFirst().messageId());
+                stalled.add(new RegistrationHealth.StalledHandler(id, Duration.ofNanos(now - start)));
+            }
+        }
+        return stalled;
     }
 
     boolean isStopped() {

@@ -4,6 +4,7 @@ import dev.shove.BatchMessageHandler;
 import dev.shove.BatchOptions;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
+import dev.shove.GroupHealth;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.SupervisorOutcome;
@@ -124,6 +125,11 @@ final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
     @Override
     public boolean isPaused(Topic<?> topic) {
         return runtime.isPaused(topic);
+    }
+
+    @Override
+    public GroupHealth health() {
+        return runtime.health();
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.shove.BatchMessageHandler;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
+import dev.shove.RegistrationHealth;
 import dev.shove.ScalingDecision;
 import dev.shove.ScalingMetrics;
 import dev.shove.ScalingStrategy;
@@ -15,6 +16,7 @@ import dev.shove.spi.QueueStats;
 import dev.shove.spi.SubscriptionRequest;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -44,6 +46,8 @@ final class ConsumerPool<T, C> {
     private final boolean deadLetterConsumer;
     private final @Nullable BackendGroupSettings backendSettings;
     private final EngineContext engineContext;
+    private final Backlog backlog;
+    private final Backlog.View backlogView;
     private final List<ConsumerEngine> consumers = new CopyOnWriteArrayList<>();
     private final List<ConsumerEngine> stopped = new CopyOnWriteArrayList<>();
     private @Nullable ConsumerEngine deadLetters;
@@ -76,6 +80,28 @@ final class ConsumerPool<T, C> {
         this.handlers = handlers;
         this.interceptors = interceptors;
         this.engineContext = engineContext;
+        this.backlog = new Backlog(topic, engineContext.services().transport());
+        this.backlogView = new Backlog.View() {
+            @Override
+            public @Nullable QueueStats stats() {
+                return backlog.cached();
+            }
+
+            @Override
+            public long waiting() {
+                return consumers.stream()
+                        .mapToLong(ConsumerEngine::waitingCount)
+                        .sum();
+            }
+
+            @Override
+            public long oldestWaitMillis() {
+                return consumers.stream()
+                        .mapToLong(ConsumerEngine::oldestWaitMillis)
+                        .max()
+                        .orElse(0);
+            }
+        };
     }
 
     synchronized void start() {
@@ -83,6 +109,7 @@ final class ConsumerPool<T, C> {
             return;
         }
         started = true;
+        engineContext.services().metrics().backlog(topic.name(), metricGroup).set(backlogView);
         for (int i = 0; i < min; i++) {
             addConsumer();
         }
@@ -254,6 +281,44 @@ final class ConsumerPool<T, C> {
         return pipeline.valve.isPaused();
     }
 
+    /** This registration's health; {@code running}: whether its group runs (else it has not started, or stopped). */
+    RegistrationHealth health(boolean running) {
+        RegistrationHealth.Status status;
+        if (!started) {
+            status = RegistrationHealth.Status.NOT_STARTED;
+        } else if (stopping || !running) {
+            status = RegistrationHealth.Status.STOPPED;
+        } else if (pipeline.valve.isPaused()) {
+            status = RegistrationHealth.Status.PAUSED;
+        } else if (pipeline.valve.breaker() != Valve.Breaker.CLOSED) {
+            status = RegistrationHealth.Status.CIRCUIT_OPEN;
+        } else {
+            status = RegistrationHealth.Status.RUNNING;
+        }
+        long stallNanos =
+                pipeline.timeoutNanos > 0 ? pipeline.timeoutNanos : RegistrationHealth.STALL_WITHOUT_TIMEOUT.toNanos();
+        long lastReceived = 0;
+        int failed = 0;
+        List<RegistrationHealth.StalledHandler> stalled = new ArrayList<>();
+        for (ConsumerEngine c : consumers) {
+            lastReceived = Math.max(lastReceived, c.lastReceivedMillis());
+            stalled.addAll(c.stalled(stallNanos));
+            failed += c.failure() != null ? 1 : 0;
+        }
+        for (ConsumerEngine c : stopped) {
+            failed += c.failure() != null ? 1 : 0;
+        }
+        return new RegistrationHealth(
+                topic.name(),
+                group,
+                status,
+                activeConsumers(),
+                min,
+                failed,
+                lastReceived > 0 ? Instant.ofEpochMilli(lastReceived) : null,
+                stalled);
+    }
+
     synchronized boolean scaleUp() {
         pruneFailed();
         if (!started || stopping) {
@@ -329,7 +394,7 @@ final class ConsumerPool<T, C> {
                 return;
             }
             try {
-                QueueStats stats = engineContext.services().transport().stats(topic);
+                QueueStats stats = backlog.read(config.pollInterval().dividedBy(2));
                 long running =
                         consumers.stream().mapToLong(ConsumerEngine::running).sum();
                 ScalingMetrics m = new ScalingMetrics(
@@ -356,6 +421,11 @@ final class ConsumerPool<T, C> {
         List<ConsumerEngine> all;
         synchronized (this) {
             stopping = true;
+            engineContext
+                    .services()
+                    .metrics()
+                    .backlog(topic.name(), metricGroup)
+                    .compareAndSet(backlogView, null);
             all = new ArrayList<>(consumers);
             if (deadLetters != null) {
                 all.add(deadLetters);

@@ -3,7 +3,9 @@ package dev.shove.internal;
 import dev.shove.AutoscalerConfig;
 import dev.shove.BackendGroupSettings;
 import dev.shove.ConsumerOptions;
+import dev.shove.GroupHealth;
 import dev.shove.HandlerInterceptor;
+import dev.shove.RegistrationHealth;
 import dev.shove.ShutdownSignal;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
@@ -351,6 +353,18 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
 
     public boolean isPaused(Topic<?> topic) {
         return registration(topic).isPaused();
+    }
+
+    public GroupHealth health() {
+        List<RegistrationHealth> each = new ArrayList<>();
+        boolean running;
+        synchronized (this) {
+            running = state == State.RUNNING;
+            for (ConsumerPool<?, C> r : registrations.values()) {
+                each.add(r.health(running));
+            }
+        }
+        return new GroupHealth(running, services.connection(), each);
     }
 
     private synchronized ConsumerPool<?, C> registration(Topic<?> topic) {

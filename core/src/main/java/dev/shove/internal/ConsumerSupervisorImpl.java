@@ -4,6 +4,7 @@ import dev.shove.BatchMessageHandler;
 import dev.shove.BatchOptions;
 import dev.shove.ConsumerOptions;
 import dev.shove.ConsumerSupervisor;
+import dev.shove.GroupHealth;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
 import dev.shove.SupervisorOutcome;
@@ -93,6 +94,11 @@ final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
     @Override
     public boolean isPaused(Topic<?> topic) {
         return runtime.isPaused(topic);
+    }
+
+    @Override
+    public GroupHealth health() {
+        return runtime.health();
     }
 
     @Override

@@ -44,6 +44,9 @@ final class Job implements SettleCallback {
     /** When it arrived (System.nanoTime), kept for batch registrations: a batch closes maxWait after its first. */
     long arrivedNanos;
 
+    /** When it began its latest wait in place (epoch ms), for the backlog gauges. */
+    volatile long waitingSinceMillis;
+
     /** Whether the job was returned to the broker rather than settled by an outcome (no continuation then). */
     boolean returned;
 

@@ -2,6 +2,11 @@ package dev.shove.internal;
 
 import static dev.shove.ShoveMeters.AUTOSCALER_DECISIONS;
 import static dev.shove.ShoveMeters.BACKEND_ERRORS;
+import static dev.shove.ShoveMeters.BACKLOG_HELD;
+import static dev.shove.ShoveMeters.BACKLOG_OLDEST_WAIT;
+import static dev.shove.ShoveMeters.BACKLOG_READY;
+import static dev.shove.ShoveMeters.BACKLOG_UNACKED;
+import static dev.shove.ShoveMeters.BACKLOG_WAITING;
 import static dev.shove.ShoveMeters.CONSUMED;
 import static dev.shove.ShoveMeters.DEAD_LETTERED;
 import static dev.shove.ShoveMeters.DISCARDED;
@@ -13,6 +18,7 @@ import static dev.shove.ShoveMeters.PUBLISH_DURATION;
 import static dev.shove.ShoveMeters.SIZE;
 
 import dev.shove.Outcome;
+import dev.shove.spi.QueueStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -22,6 +28,9 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * shove's meters, with the names dashboards expect (Prometheus renders {@code shove.messages.consumed} as {@code
@@ -41,6 +50,9 @@ final class Metrics {
     private final ConcurrentHashMap<List<String>, AtomicInteger> inflight = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<List<String>, AtomicInteger> states = new ConcurrentHashMap<>();
+
+    private final ConcurrentHashMap<List<String>, AtomicReference<Backlog.@Nullable View>> backlogs =
+            new ConcurrentHashMap<>();
 
     Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -83,6 +95,69 @@ final class Metrics {
                     .register(registry);
             return value;
         });
+    }
+
+    /**
+     * Where the backlog gauges of one registration ({@code topic}, {@code group}) read their figures: registered once
+     * per id, and pointed at the newest registration with that id (a group started again, a second group of the
+     * same name), since a registry keeps the gauges registered first. Null shows NaN.
+     */
+    AtomicReference<Backlog.@Nullable View> backlog(String topic, String group) {
+        return backlogs.computeIfAbsent(List.of(topic, group), id -> {
+            AtomicReference<Backlog.@Nullable View> view = new AtomicReference<>();
+            backlogGauge(
+                    view, BACKLOG_READY, "Messages waiting on the broker (queue depth or lag)", topic, group, v -> {
+                        QueueStats s = v.stats();
+                        return s == null ? Double.NaN : s.ready();
+                    });
+            backlogGauge(
+                    view,
+                    BACKLOG_UNACKED,
+                    "Messages delivered and not yet settled, as the broker knows",
+                    topic,
+                    group,
+                    v -> {
+                        QueueStats s = v.stats();
+                        return s == null ? Double.NaN : s.inFlight();
+                    });
+            backlogGauge(view, BACKLOG_HELD, "Retry copies waiting out their delay in hold tiers", topic, group, v -> {
+                QueueStats s = v.stats();
+                return s == null || s.held() < 0 ? Double.NaN : s.held();
+            });
+            backlogGauge(
+                    view,
+                    BACKLOG_WAITING,
+                    "Retries waiting in place in this process (sequenced topics)",
+                    topic,
+                    group,
+                    Backlog.View::waiting);
+            backlogGauge(
+                    view,
+                    BACKLOG_OLDEST_WAIT,
+                    "Seconds the oldest retry waiting in place has waited",
+                    topic,
+                    group,
+                    v -> v.oldestWaitMillis() / 1000.0);
+            return view;
+        });
+    }
+
+    private void backlogGauge(
+            AtomicReference<Backlog.@Nullable View> view,
+            String name,
+            String description,
+            String topic,
+            String group,
+            ToDoubleFunction<Backlog.View> value) {
+        Gauge.builder(name, view, ref -> {
+                    Backlog.View v = ref.get();
+                    return v == null ? Double.NaN : value.applyAsDouble(v);
+                })
+                .description(description)
+                .tag("topic", topic)
+                .tag("consumer_group", group)
+                .strongReference(true)
+                .register(registry);
     }
 
     public Counter autoscalerDecision(String group, String direction) {

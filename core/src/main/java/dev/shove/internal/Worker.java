@@ -38,6 +38,9 @@ final class Worker {
     /** How long the last call ran. */
     long nanos;
 
+    /** When the call in progress started (System.nanoTime), or 0 between calls: for health reports. */
+    volatile long callStartNanos;
+
     /** The next job of the key whose job this worker just settled, to run without a queue hop (engine's use). */
     @Nullable
     Job inlineNext;
@@ -84,11 +87,13 @@ final class Worker {
         result = null;
         error = null;
         long start = System.nanoTime();
+        callStartNanos = start;
         try {
             result = call.call();
         } catch (Throwable t) {
             error = t;
         }
+        callStartNanos = 0;
         nanos = System.nanoTime() - start;
         boolean mine = slot.disarm();
         running.decrementAndGet();

@@ -1,9 +1,12 @@
 package dev.shove.spi;
 
+import dev.shove.ConnectionHealth;
 import dev.shove.ShoveMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the broker gives a transport when it opens it: where to count, what to call itself, and the one reader of
@@ -13,6 +16,8 @@ public final class TransportContext {
     private final MeterRegistry meterRegistry;
     private final String clientName;
     private final WireHeaders wireHeaders;
+    private final AtomicReference<ConnectionHealth> connection =
+            new AtomicReference<>(new ConnectionHealth(true, Instant.now(), ""));
 
     /**
      * @param meterRegistry where shove's meters go; a registry that keeps nothing when the application gave none
@@ -38,6 +43,25 @@ public final class TransportContext {
     /** The one reader of {@code shove-} headers from the wire. */
     public WireHeaders wireHeaders() {
         return wireHeaders;
+    }
+
+    /**
+     * Reports that the connection to the broker was lost and the backend is reconnecting; {@code detail} says why
+     * (it is shown in health reports: no secrets). Idempotent while down.
+     */
+    public void connectionLost(String detail) {
+        Objects.requireNonNull(detail, "detail");
+        connection.updateAndGet(c -> c.connected() ? new ConnectionHealth(false, Instant.now(), detail) : c);
+    }
+
+    /** Reports that the connection to the broker is back. Idempotent while up. */
+    public void connectionRestored() {
+        connection.updateAndGet(c -> c.connected() ? c : new ConnectionHealth(true, Instant.now(), ""));
+    }
+
+    /** The connection's state as the backend last reported it: up since the transport opened unless it said otherwise. */
+    public ConnectionHealth connection() {
+        return connection.get();
     }
 
     /** Counts an error of the backend in {@link ShoveMeters#BACKEND_ERRORS}, e.g. {@code kind} {@code connection}. */

@@ -18,6 +18,7 @@ import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
+import dev.shove.spi.TransportContext;
 import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -111,7 +112,9 @@ class BatchContinuationTest {
             Capabilities.builder().nativeBatches().build(),
             List.of(TestDelivery.of("d0"), TestDelivery.of("d1"), TestDelivery.of("d2")));
     private final BrokerServices services = new BrokerServices(
-            transport, new Metrics(new SimpleMeterRegistry()), "test", new WireHeaders(new SimpleMeterRegistry()));
+            transport,
+            new Metrics(new SimpleMeterRegistry()),
+            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
     private final AtomicInteger runs = new AtomicInteger();
 

@@ -11,6 +11,7 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Settlement;
+import dev.shove.spi.TransportContext;
 import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -30,7 +31,9 @@ class BatchGatheringTest {
     private final BatchContinuationTest.HoldingTransport transport =
             new BatchContinuationTest.HoldingTransport(Capabilities.builder().build(), List.of(TestDelivery.of("d0")));
     private final BrokerServices services = new BrokerServices(
-            transport, new Metrics(new SimpleMeterRegistry()), "test", new WireHeaders(new SimpleMeterRegistry()));
+            transport,
+            new Metrics(new SimpleMeterRegistry()),
+            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
 
     @AfterEach

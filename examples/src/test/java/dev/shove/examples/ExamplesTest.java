@@ -540,4 +540,30 @@ class ExamplesTest {
             assertThat(result.problems()).isEmpty();
         }
     }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("HealthProbes")
+    class HealthProbesRun {
+        private final Output output = new Output();
+        private HealthProbes.Result result;
+
+        @BeforeAll
+        void run() throws Exception {
+            result = HealthProbes.run(output.stream);
+        }
+
+        @Test
+        @DisplayName("live answers 200 throughout; ready answers 200 only while the group runs, paused included")
+        void probes() {
+            assertThat(result.problems()).isEmpty();
+        }
+
+        @Test
+        @DisplayName("each answer prints its moment, endpoint and status")
+        void printed() {
+            assertThat(output.lines())
+                    .anyMatch(l -> l.startsWith("before start") && l.contains("/health/ready") && l.contains("503"));
+        }
+    }
 }

@@ -45,7 +45,8 @@ class ModulePathTest {
                 "Replies",
                 "Replay",
                 "Broadcast",
-                "RawGateway"
+                "RawGateway",
+                "HealthProbes"
             })
     @DisplayName("the example runs on the module path and exits 0")
     void runsOnModulePath(String example) throws IOException, InterruptedException {

@@ -1,0 +1,79 @@
+package dev.shove.internal;
+
+import dev.shove.Topic;
+import dev.shove.spi.QueueStats;
+import dev.shove.spi.Transport;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One registration's backlog as the broker reports it ({@link Transport#stats}), read at most once per interval and
+ * shared by the autoscaler and the backlog gauges, so both see the same numbers. A gauge read (a scrape) never waits
+ * on the broker: it returns the last figures and, when they are older than the interval, starts one refresh in the
+ * background. Nothing is read while nobody asks, so idle registrations without meters or autoscaler cost nothing.
+ * Thread-safe.
+ */
+final class Backlog {
+    private static final Logger log = LoggerFactory.getLogger(Backlog.class);
+
+    /** How old figures may be before a gauge read refreshes them. */
+    static final Duration REFRESH_AFTER = Duration.ofSeconds(5);
+
+    private final Topic<?> topic;
+    private final Transport transport;
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private volatile @Nullable QueueStats latest;
+    private volatile long readAtNanos;
+
+    Backlog(Topic<?> topic, Transport transport) {
+        this.topic = topic;
+        this.transport = transport;
+    }
+
+    /** The figures, read from the broker now unless the last read is younger than {@code maxAge}. */
+    QueueStats read(Duration maxAge) {
+        QueueStats stats = latest;
+        if (stats != null && System.nanoTime() - readAtNanos < maxAge.toNanos()) {
+            return stats;
+        }
+        stats = transport.stats(topic);
+        latest = stats;
+        readAtNanos = System.nanoTime();
+        return stats;
+    }
+
+    /** The last figures without waiting (NaN-free: -1 before the first read); refreshes them in the background. */
+    @Nullable
+    QueueStats cached() {
+        QueueStats stats = latest;
+        if ((stats == null || System.nanoTime() - readAtNanos >= REFRESH_AFTER.toNanos())
+                && refreshing.compareAndSet(false, true)) {
+            Thread.ofVirtual().name("shove-backlog-" + topic.name()).start(() -> {
+                try {
+                    read(Duration.ZERO);
+                } catch (RuntimeException e) {
+                    log.debug("reading the backlog of topic '{}' failed: {}", topic.name(), e.toString());
+                } finally {
+                    refreshing.set(false);
+                }
+            });
+        }
+        return stats;
+    }
+
+    /** What the backlog gauges of one registration show; one view at a time per topic and group. */
+    interface View {
+        /** Broker figures, or null before the first read. */
+        @Nullable
+        QueueStats stats();
+
+        /** Retries waiting in place in this process. */
+        long waiting();
+
+        /** How long the oldest retry waiting in place has waited, in ms; 0 when none waits. */
+        long oldestWaitMillis();
+    }
+}
