@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,11 @@ final class AuditInterceptor implements HandlerInterceptor {
 
     private final AuditSink<Object> sink;
     private final @Nullable Duration auditTimeout;
+    /** Audit writes running on threads of their own (with a timeout only), at most {@link #MAX_WRITERS}. */
+    private final Semaphore writers = new Semaphore(MAX_WRITERS);
+
+    /** The most audit writes with a timeout running at once; more wait for one to end. */
+    static final int MAX_WRITERS = 1_000;
 
     @SuppressWarnings("unchecked")
     AuditInterceptor(AuditSink<?> sink, @Nullable Duration auditTimeout) {
@@ -84,7 +90,21 @@ final class AuditInterceptor implements HandlerInterceptor {
             sink.audit(record);
             return null;
         });
-        Thread.ofVirtual().name("shove-audit-" + record.topic()).start(task);
+        // A sink that ignores its interrupt keeps its thread after the timeout: bound how many may pile up, and make
+        // the handler wait for a slot (back-pressure) rather than start threads without end.
+        writers.acquireUninterruptibly();
+        try {
+            Thread.ofVirtual().name("shove-audit-" + record.topic()).start(() -> {
+                try {
+                    task.run();
+                } finally {
+                    writers.release();
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            writers.release();
+            throw e;
+        }
         try {
             task.get(auditTimeout.toNanos(), TimeUnit.NANOSECONDS);
             return outcome;

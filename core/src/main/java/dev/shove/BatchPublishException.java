@@ -20,8 +20,17 @@ public final class BatchPublishException extends PublishException {
 
     public BatchPublishException(String topic, int batchSize, SortedMap<Integer, Throwable> failures) {
         super(
-                "%d of %d messages published to topic '%s' were not accepted (indices %s); republish those indices"
-                        .formatted(failures.size(), batchSize, topic, summarize(failures)),
+                ("%d of %d messages published to topic '%s' were not accepted (indices %s): %d worth republishing"
+                                + " (%s), %d refused for good (%s)")
+                        .formatted(
+                                failures.size(),
+                                batchSize,
+                                topic,
+                                summarize(failures.keySet()),
+                                retriable(failures, true).size(),
+                                summarize(retriable(failures, true)),
+                                retriable(failures, false).size(),
+                                summarize(retriable(failures, false))),
                 failures.isEmpty() ? null : failures.get(failures.firstKey()),
                 failures.values().stream().allMatch(f -> f instanceof ShoveException s && s.isRetriable()));
         this.batchSize = batchSize;
@@ -43,8 +52,31 @@ public final class BatchPublishException extends PublishException {
         return List.copyOf(failures.keySet());
     }
 
-    private static String summarize(SortedMap<Integer, Throwable> failures) {
-        List<Integer> keys = List.copyOf(failures.keySet());
+    /**
+     * The failed indices worth republishing: the broker was unreachable or busy ({@link ShoveException#isRetriable()}
+     * on their cause).
+     */
+    public List<Integer> retriableIndices() {
+        return retriable(failures, true);
+    }
+
+    /**
+     * The failed indices that will fail again as they are: a message that cannot be encoded, has no ordering key, is
+     * too large, or was refused by the broker for good.
+     */
+    public List<Integer> permanentIndices() {
+        return retriable(failures, false);
+    }
+
+    private static List<Integer> retriable(SortedMap<Integer, Throwable> failures, boolean retriable) {
+        return failures.entrySet().stream()
+                .filter(e -> (e.getValue() instanceof ShoveException s && s.isRetriable()) == retriable)
+                .map(java.util.Map.Entry::getKey)
+                .toList();
+    }
+
+    private static String summarize(java.util.Collection<Integer> indices) {
+        List<Integer> keys = List.copyOf(indices);
         return keys.size() <= 10 ? keys.toString() : keys.subList(0, 10) + "...";
     }
 }

@@ -56,6 +56,8 @@ public final class ShoveMeters {
     public static final String BACKLOG_WAITING = "shove.backlog.waiting";
     /** Gauge: seconds the oldest retry waiting in place in this process has waited; 0 when none waits. */
     public static final String BACKLOG_OLDEST_WAIT = "shove.backlog.oldest.wait";
+    /** Gauge: keys of a {@code FAIL_ALL} sequenced topic whose later messages are dead-lettered unhandled. */
+    public static final String POISONED_KEYS = "shove.sequence.poisoned.keys";
     /** Gauge: 1 while the application has paused the registration ({@code group.pause(topic)}), else 0. */
     public static final String PAUSED = "shove.registration.paused";
     /** Gauge, for registrations with a circuit breaker: 0 closed, 1 open (paused), 2 half-open (one probe). */
@@ -77,6 +79,7 @@ public final class ShoveMeters {
             INVALID_HEADERS,
             PAUSED,
             CIRCUIT_STATE,
+            POISONED_KEYS,
             BACKLOG_READY,
             BACKLOG_UNACKED,
             BACKLOG_HELD,

@@ -2,12 +2,16 @@ package dev.shove.memory;
 
 import dev.shove.Broker;
 import dev.shove.CodecException;
+import dev.shove.PublishException;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.spi.OutboundMessage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -22,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * }</pre>
  *
  * <p>{@link #deadLetters} reads messages still waiting in the DLQ; a consumer group consumes its topic's DLQ (and
- * calls {@code handleDead}) unless registered with {@code withoutDeadLetterConsumer()}.
+ * calls {@code handleDead}) unless registered with {@code noDeadLetterConsumer()}; {@link #rawDeadLetters} reads them
+ * as bytes with their headers, and {@link #inject} puts raw messages on a queue as another producer could.
  */
 public final class InMemoryProbe {
     private final InMemoryTransport broker;
@@ -86,6 +91,56 @@ public final class InMemoryProbe {
             out.add(m.headers);
         }
         return out;
+    }
+
+    /** A message as it sits in a queue: its bytes and every header. */
+    public record RawMessage(byte[] payload, Map<String, String> headers) {
+        public RawMessage {
+            Objects.requireNonNull(payload, "payload");
+            headers = Map.copyOf(headers);
+        }
+    }
+
+    /**
+     * The messages waiting in the topic's dead-letter queue exactly as stored, oldest first: bytes that may not decode
+     * any more, with their headers ({@code shove-death-reason} and the others) alongside.
+     */
+    public List<RawMessage> rawDeadLetters(Topic<?> topic) {
+        List<RawMessage> out = new ArrayList<>();
+        for (MemMessage m : broker.peek(deadLetterQueue(topic))) {
+            out.add(new RawMessage(m.payload, m.headers));
+        }
+        return out;
+    }
+
+    /**
+     * Puts raw bytes with headers of your choosing on the topic's queue, as another producer could: bytes that do not
+     * decode, {@code shove-} headers shove's publisher refuses (a retry count, a due time), a message without a
+     * message id. For a sequenced topic, {@code shove-sequence-key} in {@code headers} chooses the key and its shard.
+     * Declares the topic first. Blocks while the queue is full, like a publish.
+     */
+    public void inject(Topic<?> topic, byte[] payload, Map<String, String> headers) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(payload, "payload");
+        broker.declare(topic);
+        String key = headers.get(ShoveHeaders.SEQUENCE_KEY);
+        int shard = -1;
+        if (topic.isSequenced()) {
+            if (key == null) {
+                throw new IllegalArgumentException("topic '" + topic.name() + "' is sequenced: give a "
+                        + ShoveHeaders.SEQUENCE_KEY + " header to choose the key");
+            }
+            shard = topic.sequencing().orElseThrow().shardOf(key);
+        }
+        try {
+            broker.publish(topic, new OutboundMessage(payload, headers, key, shard, "application/octet-stream"))
+                    .get();
+        } catch (ExecutionException e) {
+            throw new PublishException("injecting into topic '" + topic.name() + "' failed: " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException("interrupted while injecting into topic '" + topic.name() + "'", e);
+        }
     }
 
     /** The messages waiting in the topic's main queue (all shards of a sequenced topic), decoded. */

@@ -3,10 +3,13 @@ package dev.shove.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.shove.DeadMessageMetadata;
+import dev.shove.MessageHandler;
+import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -206,18 +209,32 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName(
-            "a message dead-lettered for its size still reaches handleDead: the limit guards handlers, not the DLQ")
-    void oversizeDeadLetterReachesHandleDead() {
-        Topic<byte[]> topic =
-                h().rawTopic("dead-oversize").holdQueue(tier()).dlq().build();
-        Recorder<byte[]> rec = h().acking();
-        h().consume(topic, config(c -> c.maxMessageSize(1024)), rec);
-        h().publisher().publish(topic, new byte[4096]);
+    @DisplayName("a dead letter over the size limit is not decoded: it reaches handleUnreadableDead as its bytes")
+    void oversizeDeadLetterNotDecoded() {
+        Topic<Msg> topic = plainTopic("dead-oversize");
+        List<byte[]> unreadable = new CopyOnWriteArrayList<>();
+        List<Msg> decoded = new CopyOnWriteArrayList<>();
+        h().consume(topic, config(c -> c.maxMessageSize(64)), () -> new MessageHandler<Msg, Object>() {
+            @Override
+            public Outcome handle(Msg message, MessageMetadata metadata, Object context) {
+                return Outcome.ack();
+            }
 
-        List<Recorder.Death<byte[]>> deaths = rec.awaitDeaths(1);
-        assertThat(deaths.getFirst().message()).hasSize(4096);
-        assertThat(deaths.getFirst().reason()).startsWith("oversize");
-        assertThat(rec.calls()).isEmpty();
+            @Override
+            public void handleDead(Msg message, DeadMessageMetadata metadata, Object context) {
+                decoded.add(message);
+            }
+
+            @Override
+            public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, Object context) {
+                assertThat(metadata.reason()).startsWith("oversize");
+                unreadable.add(payload);
+            }
+        });
+        h().publisher().publish(topic, new Msg("k".repeat(200), 1));
+
+        h().await("the oversize dead letter, as bytes", () -> unreadable.size() == 1);
+        assertThat(unreadable.getFirst()).hasSizeGreaterThan(64);
+        assertThat(decoded).isEmpty();
     }
 }

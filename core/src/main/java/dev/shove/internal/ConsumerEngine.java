@@ -53,6 +53,9 @@ import org.slf4j.LoggerFactory;
 final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private static final Logger log = LoggerFactory.getLogger(ConsumerEngine.class);
 
+    /** Workers (stuck ones included) a consumer may have, as a multiple of its worker count. */
+    static final int STUCK_FACTOR = 4;
+
     /** How long a worker gathering a batch waits for more at a time before it looks at the state again. */
     private static final long GATHER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -81,6 +84,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final AtomicInteger unconfirmed = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger workerSeq = new AtomicInteger();
+    /** Replacements not started because too many stuck workers are alive; started as those return. */
+    private final AtomicInteger owedWorkers = new AtomicInteger();
+
     private final Object idleMonitor = new Object();
 
     private volatile int state = NEW;
@@ -280,6 +286,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         } finally {
             workers.remove(worker);
             context.services().watchdog().unregister(worker.slot);
+            if (state == RUNNING && owedWorkers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                spawnWorker(); // a stuck handler returned: start the replacement it was owed
+            }
         }
     }
 
@@ -401,10 +410,27 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         }
     }
 
+    /**
+     * Replaces a worker whose handler call was taken over. A handler that ignores its interrupt keeps its thread, so
+     * the workers still alive are bounded: past {@code workerCount} times {@link #STUCK_FACTOR}, the replacement is
+     * owed until a stuck one returns, and the consumer runs with fewer workers meanwhile.
+     */
     private void replaceWorker() {
-        if (state == RUNNING) {
-            spawnWorker();
+        if (state != RUNNING) {
+            return;
         }
+        if (workers.size() >= workerCount * STUCK_FACTOR) {
+            if (owedWorkers.getAndIncrement() == 0) {
+                log.error(
+                        "{} handlers of consumer {} on queue '{}' ignore their interrupt and keep running past their"
+                                + " deadline; no more workers are started until one returns",
+                        workers.size() - workerCount,
+                        consumerId,
+                        request.queue());
+            }
+            return;
+        }
+        spawnWorker();
     }
 
     // ---------------------------------------------------------------- decisions
@@ -547,6 +573,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         }
         Job next = lanes.release(job);
         if (next == null) {
+            if (job.key != null) {
+                flow.laneDrained(job.key);
+            }
             return;
         }
         if (inline != null && state == RUNNING) {
@@ -612,7 +641,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         Failures.describe(failure, headers);
         headers.remove(ShoveHeaders.NOT_BEFORE);
         headers.put(ShoveHeaders.RETRY_COUNT, Integer.toString(dead.retryCount()));
-        headers.put(ShoveHeaders.DEATH_REASON, dead.reason());
+        headers.put(ShoveHeaders.DEATH_REASON, Failures.oneLine(dead.reason(), Failures.MAX_REASON));
         headers.put(ShoveHeaders.ORIGINAL_QUEUE, job.delivery.queue());
         int deaths = context.services().wireHeaders().deathCount(headers);
         headers.put(ShoveHeaders.DEATH_COUNT, Integer.toString(deaths + 1));

@@ -1,5 +1,6 @@
 package dev.shove.internal;
 
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -7,16 +8,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs post-settle continuations on virtual threads, off the delivery path, and lets shutdown wait for the ones
- * still running. A continuation that throws is logged; it never affects its message.
+ * still running. A continuation that throws is logged; it never affects its message. At most {@link #MAX_RUNNING}
+ * run at once: a submission beyond that waits for one to end, which slows the settling consumer instead of starting
+ * threads without bound (nothing is dropped).
  */
 final class Continuations {
     private static final Logger log = LoggerFactory.getLogger(Continuations.class);
+
+    /** The most continuations running at once. */
+    static final int MAX_RUNNING = 10_000;
+
+    private final Semaphore slots = new Semaphore(MAX_RUNNING);
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
     private int pending;
 
     public void submit(Runnable continuation, String topic, String messageId) {
+        slots.acquireUninterruptibly();
         lock.lock();
         try {
             pending++;
@@ -33,6 +42,7 @@ final class Continuations {
                         topic,
                         t);
             } finally {
+                slots.release();
                 lock.lock();
                 try {
                     if (--pending == 0) {

@@ -12,10 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a topic's dead-letter queue: decode, call {@code handleDead}, and acknowledge whatever happens. A
- * dead letter is never retried. Size limits do not apply (an oversize message was dead-lettered for its size, and
- * handleDead should see it); one that cannot be decoded is acknowledged without handleDead: a discard, so it is logged
- * and counted in {@code shove.messages.discarded}.
+ * The flow of a topic's dead-letter queue: decode, call {@code handleDead}, and acknowledge whatever happens. A dead
+ * letter is never retried. One larger than the registration's size limit is not decoded (decoding it could exhaust
+ * the heap): like one that cannot be decoded, it goes to {@code handleUnreadableDead} as bytes, whose default logs and
+ * drops it, counted in {@code shove.messages.discarded}.
  */
 final class DeadLetterFlow<T, C> implements Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
@@ -41,17 +41,18 @@ final class DeadLetterFlow<T, C> implements Flow {
     @Override
     public @Nullable Verdict run(Worker worker, Job job) {
         byte[] payload = job.delivery.payload();
-        // No size limit here: an oversize message was dead-lettered for its size, and handleDead must see it.
         T message = null;
-        String unreadable = null;
-        try {
-            message = pipeline.topic.codec().decode(payload);
-        } catch (StackOverflowError e) {
-            unreadable = DeliveryPipeline.firstLine(e);
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable e) {
-            unreadable = DeliveryPipeline.firstLine(e);
+        String unreadable = pipeline.oversize(payload.length);
+        if (unreadable == null) {
+            try {
+                message = pipeline.topic.codec().decode(payload);
+            } catch (StackOverflowError e) {
+                unreadable = DeliveryPipeline.firstLine(e);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                unreadable = DeliveryPipeline.firstLine(e);
+            }
         }
         DeadMessageMetadata metadata = metadata(job);
         C context = pipeline.context;
@@ -67,7 +68,7 @@ final class DeadLetterFlow<T, C> implements Flow {
             log.debug(
                     "dead letter {} in '{}' cannot be decoded: {}", job.messageId(), job.delivery.queue(), unreadable);
             if (handler.dropsUnreadable()) {
-                pipeline.deadMeters.discarded("decode");
+                pipeline.deadMeters.discarded(unreadable.startsWith("oversize") ? "oversize" : "decode");
             }
             mine = worker.invoke(job, () -> {
                 handler.handleUnreadableDead(payload, metadata, context);
@@ -112,8 +113,9 @@ final class DeadLetterFlow<T, C> implements Flow {
     private DeadMessageMetadata metadata(Job job) {
         Map<String, String> h = job.delivery.headers();
         MessageMetadata message = pipeline.metadata(job);
-        String reason = h.getOrDefault(ShoveHeaders.DEATH_REASON, "unknown");
-        String original = h.getOrDefault(ShoveHeaders.ORIGINAL_QUEUE, pipeline.topic.name());
+        String reason = Failures.oneLine(h.getOrDefault(ShoveHeaders.DEATH_REASON, "unknown"), Failures.MAX_REASON);
+        String original =
+                Failures.oneLine(h.getOrDefault(ShoveHeaders.ORIGINAL_QUEUE, pipeline.topic.name()), Failures.MAX_ID);
         int deaths = Math.max(1, pipeline.deathCount(h));
         return new DeadMessageMetadata(message, reason, original, deaths);
     }

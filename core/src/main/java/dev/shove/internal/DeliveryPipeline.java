@@ -20,9 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,7 +51,13 @@ final class DeliveryPipeline<T, C> {
     private final Outcome timeoutOutcome;
     private final int maxMessageSize;
     private final boolean failAll;
-    private final Set<String> poisoned = ConcurrentHashMap.newKeySet();
+    /** How long a poisoned key outlives its drained lane at least. */
+    static final Duration POISON_GRACE = Duration.ofSeconds(60);
+
+    /** The most poisoned keys one registration keeps. */
+    static final int MAX_POISONED_KEYS = 100_000;
+
+    private final @Nullable PoisonedKeys poisoned;
     private final EngineContext engine;
     private final WireHeaders wireHeaders;
 
@@ -98,6 +102,21 @@ final class DeliveryPipeline<T, C> {
         this.failAll = topic.sequencing()
                 .map(s -> s.onFailure() == SequenceFailure.FAIL_ALL)
                 .orElse(false);
+        Duration longestTier = topic.holdTiers().isEmpty()
+                ? Duration.ZERO
+                : topic.holdTiers().getLast().delay();
+        this.poisoned = failAll
+                ? new PoisonedKeys(
+                        (longestTier.compareTo(POISON_GRACE) > 0 ? longestTier : POISON_GRACE).toNanos(),
+                        MAX_POISONED_KEYS,
+                        System::nanoTime,
+                        services.metrics()
+                                .state(
+                                        ShoveMeters.POISONED_KEYS,
+                                        "Keys of a FAIL_ALL sequenced topic whose later messages are dead-lettered",
+                                        topic.name(),
+                                        metricGroup))
+                : null;
     }
 
     /** A message that cannot be read: its payload does not decode, or a required header is missing or bad. */
@@ -120,7 +139,7 @@ final class DeliveryPipeline<T, C> {
         if (remaining > NOT_BEFORE_TOLERANCE_MS) {
             return policy.notYetDue(Duration.ofMillis(remaining), job.retryCount);
         }
-        if (failAll && poisoned.contains(laneKey(job))) {
+        if (poisoned != null && poisoned.contains(laneKey(job))) {
             return policy.poisoned(job.retryCount);
         }
         if (job.retryCount > policy.maxRetries()) {
@@ -131,6 +150,14 @@ final class DeliveryPipeline<T, C> {
             return policy.oversize(payload.length, maxMessageSize, job.retryCount);
         }
         return null;
+    }
+
+    /** Why a payload of {@code size} bytes is too large for this registration, or null when it is not. */
+    @Nullable
+    String oversize(int size) {
+        return maxMessageSize > 0 && size > maxMessageSize
+                ? "oversize: %d bytes exceeds maxMessageSize %d".formatted(size, maxMessageSize)
+                : null;
     }
 
     /**
@@ -268,18 +295,26 @@ final class DeliveryPipeline<T, C> {
                         job.messageId(),
                         topic.name(),
                         topic.dlq().orElseThrow(),
-                        d.reason(),
+                        Failures.oneLine(d.reason(), Failures.MAX_REASON),
                         d.retryCount());
                 poisonIfFailAll(job);
             }
             case DeliveryPolicy.Discard d -> {
                 meters.discarded(d.metricReason());
-                log.warn("message {} of topic '{}' is discarded: {}", job.messageId(), topic.name(), d.reason());
+                log.warn(
+                        "message {} of topic '{}' is discarded: {}",
+                        job.messageId(),
+                        topic.name(),
+                        Failures.oneLine(d.reason(), Failures.MAX_REASON));
                 poisonIfFailAll(job);
             }
             case DeliveryPolicy.Skip s -> {
                 meters.discarded("decode");
-                log.warn("message {} of topic '{}' is skipped: {}", job.messageId(), topic.name(), s.reason());
+                log.warn(
+                        "message {} of topic '{}' is skipped: {}",
+                        job.messageId(),
+                        topic.name(),
+                        Failures.oneLine(s.reason(), Failures.MAX_REASON));
             }
             default -> {}
         }
@@ -287,12 +322,20 @@ final class DeliveryPipeline<T, C> {
     }
 
     private void poisonIfFailAll(Job job) {
-        if (failAll && poisoned.add(laneKey(job))) {
+        if (poisoned != null && poisoned.poison(laneKey(job))) {
             log.warn(
                     "key '{}' of sequenced topic '{}' is poisoned (FAIL_ALL): its later messages go to the"
-                            + " dead-letter queue unhandled until this consumer group stops",
-                    laneKey(job),
-                    topic.name());
+                            + " dead-letter queue unhandled, until none of them has arrived for {}",
+                    Failures.oneLine(laneKey(job), Failures.MAX_ID),
+                    topic.name(),
+                    POISON_GRACE);
+        }
+    }
+
+    /** A key's lane drained (nothing of it left in the consumer): a poisoned key starts its grace period. */
+    void laneDrained(String key) {
+        if (poisoned != null) {
+            poisoned.drained(key);
         }
     }
 

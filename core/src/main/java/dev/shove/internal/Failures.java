@@ -10,9 +10,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * Turns a handler's exception into the {@code shove-exception-*} headers of its dead letter: class, message and stack
  * trace, each on one line (control characters become spaces: some brokers' headers cannot carry line breaks) and
- * capped, so that a hostile or huge message cannot bloat the dead-letter queue.
+ * capped, so that a hostile or huge message cannot bloat the dead-letter queue. The same rule keeps text taken from
+ * headers (ids, keys, reasons) to one capped line in logs and dead-letter headers.
  */
 final class Failures {
+    /** The longest id or key taken from a header into a log line. */
+    static final int MAX_ID = 200;
+    /** The longest death reason (the handler's reject reason included) on a dead letter or in a log line. */
+    static final int MAX_REASON = 1024;
+
     static final int MAX_CLASS = 256;
     static final int MAX_MESSAGE = 1024;
     static final int MAX_TRACE = 4096;

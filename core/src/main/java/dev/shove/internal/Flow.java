@@ -33,6 +33,9 @@ interface Flow {
      */
     List<Verdict> crashed(List<Job> jobs, Throwable error);
 
+    /** The lane of {@code key} drained: no message of that key is left in the consumer. */
+    default void laneDrained(String key) {}
+
     /** The jobs behind a watchdog token: one job, or a batch. */
     static List<Job> jobsOf(@Nullable Object token) {
         if (token instanceof Job job) {

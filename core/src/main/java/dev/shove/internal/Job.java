@@ -117,9 +117,10 @@ final class Job implements SettleCallback {
         return false;
     }
 
+    /** The message's id for logs: its {@code shove-message-id} (another producer's: capped, on one line). */
     String messageId() {
         String id = delivery.headers().get(ShoveHeaders.MESSAGE_ID);
-        return id != null ? id : delivery.deliveryId();
+        return id != null ? Failures.oneLine(id, Failures.MAX_ID) : delivery.deliveryId();
     }
 
     void addContinuation(@Nullable Runnable next) {

@@ -66,6 +66,11 @@ final class MainFlow<T, C> implements Flow {
     }
 
     @Override
+    public void laneDrained(String key) {
+        pipeline.laneDrained(key);
+    }
+
+    @Override
     public List<Verdict> crashed(List<Job> jobs, Throwable error) {
         List<Verdict> verdicts = new ArrayList<>(jobs.size());
         for (Job job : jobs) {

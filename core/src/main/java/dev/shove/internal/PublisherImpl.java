@@ -74,34 +74,43 @@ final class PublisherImpl implements Publisher {
         if (messages.isEmpty()) {
             return;
         }
+        // Each message is prepared on its own: one that cannot be encoded (or has no key) fails alone, at its index,
+        // and the others are published.
+        SortedMap<Integer, Throwable> failures = new TreeMap<>();
         List<OutboundMessage> outbound = new ArrayList<>(messages.size());
-        for (M m : messages) {
-            outbound.add(prepare(topic, m, Map.of()));
+        List<Integer> indices = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            try {
+                outbound.add(prepare(topic, messages.get(i), Map.of()));
+                indices.add(i);
+            } catch (RuntimeException e) {
+                failures.put(i, asPublishException(topic, e));
+            }
         }
         Metrics.PublishMeters meters = metrics.publish(topic.name());
         long start = System.nanoTime();
         List<CompletableFuture<Void>> results;
         try {
-            results = transport.publishAll(topic, outbound);
+            results = outbound.isEmpty() ? List.of() : transport.publishAll(topic, outbound);
         } catch (RuntimeException e) {
             results = outbound.stream()
                     .map(o -> CompletableFuture.<Void>failedFuture(e))
                     .toList();
         }
-        SortedMap<Integer, Throwable> failures = new TreeMap<>();
-        for (int i = 0; i < results.size(); i++) {
+        for (int r = 0; r < results.size(); r++) {
             try {
-                results.get(i).get();
+                results.get(r).get();
             } catch (ExecutionException e) {
-                failures.put(i, asPublishException(topic, unwrap(e)));
+                failures.put(indices.get(r), asPublishException(topic, unwrap(e)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                for (int j = i; j < results.size(); j++) {
+                for (int j = r; j < results.size(); j++) {
                     CompletableFuture<Void> result = results.get(j);
                     if (!result.isDone()) {
-                        failures.put(j, new PublishException("interrupted while waiting for the broker", e));
+                        failures.put(
+                                indices.get(j), new PublishException("interrupted while waiting for the broker", e));
                     } else if (result.isCompletedExceptionally()) {
-                        failures.put(j, asPublishException(topic, unwrap(result.exceptionNow())));
+                        failures.put(indices.get(j), asPublishException(topic, unwrap(result.exceptionNow())));
                     }
                 }
                 break;
@@ -195,6 +204,12 @@ final class PublisherImpl implements Publisher {
         if (failure instanceof ShoveException s) {
             return new PublishException(
                     "publishing to topic '%s' failed: %s".formatted(topic.name(), s.getMessage()), s, s.isRetriable());
+        }
+        if (failure instanceof IllegalArgumentException) {
+            return new PublishException(
+                    "publishing to topic '%s' failed: %s".formatted(topic.name(), failure.getMessage()),
+                    failure,
+                    false);
         }
         return new PublishException(
                 "publishing to topic '%s' failed: %s".formatted(topic.name(), failure), failure, false);

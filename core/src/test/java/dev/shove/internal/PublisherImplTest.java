@@ -518,9 +518,9 @@ class PublisherImplTest {
         }
 
         @Test
-        @DisplayName(
-                "a message that cannot be prepared (here: a null key) fails the batch before anything is published")
-        void encodeFailureBeforePublish() {
+        @DisplayName("a message that cannot be prepared (here: a null key) fails alone, at its index, as permanent;"
+                + " the others are published")
+        void unpreparableFailsAlone() {
             Topic<Order> topic = Topic.builder("badbatch", Order.class)
                     .holdQueue(Duration.ofSeconds(5))
                     .dlq()
@@ -528,8 +528,51 @@ class PublisherImplTest {
                     .build();
             List<Order> batch = List.of(new Order("o-0", "c"), new Order("o-1", ""), new Order("o-2", "c"));
 
-            assertThatThrownBy(() -> publisher.publishBatch(topic, batch)).isInstanceOf(IllegalArgumentException.class);
-            assertThat(transport.published).isEmpty();
+            BatchPublishException e =
+                    catchThrowableOfType(BatchPublishException.class, () -> publisher.publishBatch(topic, batch));
+
+            assertThat(e.failedIndices()).containsExactly(1);
+            assertThat(e.permanentIndices()).containsExactly(1);
+            assertThat(e.retriableIndices()).isEmpty();
+            assertThat(e.failures().get(1)).hasMessageContaining("badbatch");
+            assertThat(e).hasMessageContaining("1 of 3").hasMessageContaining("1 refused for good ([1])");
+            assertThat(transport.published).hasSize(2);
+        }
+
+        @Test
+        @DisplayName("a message that cannot be encoded fails alone, at its index; the others are published")
+        void unencodableFailsAlone() {
+            Codec<Order> json = Codec.json(Order.class);
+            Topic<Order> topic = Topic.builder("encodebatch", new Codec<Order>() {
+                        @Override
+                        public byte[] encode(Order order) throws Exception {
+                            if (order.id().equals("o-2")) {
+                                throw new IllegalStateException("no encoding for o-2");
+                            }
+                            return json.encode(order);
+                        }
+
+                        @Override
+                        public Order decode(byte[] payload) throws Exception {
+                            return json.decode(payload);
+                        }
+
+                        @Override
+                        public String contentType() {
+                            return json.contentType();
+                        }
+                    })
+                    .holdQueue(Duration.ofSeconds(5))
+                    .build();
+            List<Order> batch = List.of(new Order("o-0", "c"), new Order("o-1", "c"), new Order("o-2", "c"));
+
+            BatchPublishException e =
+                    catchThrowableOfType(BatchPublishException.class, () -> publisher.publishBatch(topic, batch));
+
+            assertThat(e.failedIndices()).containsExactly(2);
+            assertThat(e.permanentIndices()).containsExactly(2);
+            assertThat(e.failures().get(2)).hasMessageContaining("no encoding for o-2");
+            assertThat(transport.published).hasSize(2);
         }
 
         @Test
