@@ -4,4 +4,7 @@ module dev.shove.kafka {
     requires kafka.clients;
 
     exports dev.shove.kafka;
+
+    provides dev.shove.spi.BrokerConfigProvider with
+            dev.shove.kafka.KafkaConfigProvider;
 }

@@ -3,4 +3,7 @@ module dev.shove.memory {
     requires transitive dev.shove;
 
     exports dev.shove.memory;
+
+    provides dev.shove.spi.BrokerConfigProvider with
+            dev.shove.memory.InMemoryConfigProvider;
 }

@@ -5,4 +5,7 @@ module dev.shove.rabbitmq {
     requires java.net.http;
 
     exports dev.shove.rabbitmq;
+
+    provides dev.shove.spi.BrokerConfigProvider with
+            dev.shove.rabbitmq.RabbitMqConfigProvider;
 }

@@ -17,6 +17,7 @@ module dev.shove {
     exports dev.shove.spi;
 
     uses dev.shove.spi.Engine.Factory;
+    uses dev.shove.spi.BrokerConfigProvider;
 
     provides dev.shove.spi.Engine.Factory with
             dev.shove.internal.EngineProvider;

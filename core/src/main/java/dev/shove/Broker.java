@@ -55,6 +55,21 @@ public final class Broker<B> implements AutoCloseable {
         return builder(config).connect();
     }
 
+    /**
+     * Connects to the broker a URI names, choosing the backend by the URI's scheme ({@link BrokerConfig#fromUri}), so
+     * an application can change brokers by configuration alone:
+     *
+     * <pre>{@code
+     * try (Broker<?> broker = Broker.connect(System.getenv("SHOVE_BROKER_URI"))) { ... }
+     * }</pre>
+     *
+     * @throws IllegalArgumentException when the URI is not one a backend on the class path reads
+     * @throws BrokerUnavailableException when the broker cannot be reached
+     */
+    public static Broker<?> connect(String uri) {
+        return connect(BrokerConfig.fromUri(uri));
+    }
+
     /** Starts a connection with options: {@code Broker.builder(config).meterRegistry(registry).connect()}. */
     public static <B> Builder<B> builder(BrokerConfig<B> config) {
         return new Builder<>(Objects.requireNonNull(config, "config"));

@@ -19,4 +19,36 @@ public interface BrokerConfig<B> {
      * @throws BrokerUnavailableException when the broker cannot be reached
      */
     Transport open(TransportContext context);
+
+    /**
+     * The config a broker URI describes, read by the backend that owns its scheme (its module must be on the class or
+     * module path): {@code kafka://kafka-1:9092,kafka-2:9092?partitions=12}, {@code amqp://user:pw@rabbit/vhost?
+     * publishChannels=8}, {@code memory:}; each backend's page lists its settings. A setting {@code x} may be given as
+     * {@code x_file}, a file holding the value (for secrets).
+     *
+     * @throws IllegalArgumentException naming what is wrong (an unknown scheme or setting, a value that does not
+     *     parse) and what is accepted; never showing a password
+     */
+    static BrokerConfig<?> fromUri(String uri) {
+        return BrokerUris.fromUri(uri);
+    }
+
+    /**
+     * The config from properties with a prefix: {@code <prefix>uri} names the broker, and {@code <prefix><setting>}
+     * entries set (or override) the URI's settings, e.g. {@code shove.uri=kafka://kafka:9092} and {@code
+     * shove.commitInterval=50ms} with prefix {@code shove.}.
+     */
+    static BrokerConfig<?> fromProperties(java.util.Properties properties, String prefix) {
+        return BrokerUris.fromProperties(properties, prefix);
+    }
+
+    /**
+     * The config from environment variables with a prefix: {@code <PREFIX>URI} names the broker, and {@code
+     * <PREFIX><SETTING>} variables set its settings, upper case with underscores ({@code SHOVE_COMMIT_INTERVAL=50ms}
+     * is {@code commitInterval}; {@code __} stands for a dot; {@code <PREFIX><SETTING>_FILE} names a file holding the
+     * value).
+     */
+    static BrokerConfig<?> fromEnvironment(String prefix) {
+        return BrokerUris.fromEnvironment(System.getenv(), prefix);
+    }
 }

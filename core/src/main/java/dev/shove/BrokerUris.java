@@ -1,0 +1,147 @@
+package dev.shove;
+
+import dev.shove.spi.BrokerConfigProvider;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
+
+/**
+ * Broker configs from text: a URI, properties or environment variables, each read by the backend that owns the URI's
+ * scheme ({@link BrokerConfigProvider}, found with {@link ServiceLoader}). Settings given apart from the URI (a
+ * property, a variable) are added to its query, where they override one of the same name.
+ */
+final class BrokerUris {
+    private BrokerUris() {}
+
+    static BrokerConfig<?> fromUri(String text) {
+        URI uri = parse(text);
+        String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+        List<String> known = new ArrayList<>();
+        for (BrokerConfigProvider provider :
+                ServiceLoader.load(BrokerConfigProvider.class, BrokerUris.class.getClassLoader())) {
+            if (provider.schemes().contains(scheme)) {
+                return provider.fromUri(uri);
+            }
+            known.addAll(provider.schemes());
+        }
+        throw new IllegalArgumentException("no shove backend on the class path reads '" + scheme + ":' URIs (found: "
+                + new TreeSet<>(known) + "); add the backend's module, e.g. shove-backend-" + scheme);
+    }
+
+    static BrokerConfig<?> fromSettings(String source, String uriKey, Map<String, String> settings) {
+        Map<String, String> rest = new LinkedHashMap<>(settings);
+        String uri = rest.remove(uriKey);
+        if (uri == null || uri.isBlank()) {
+            throw new IllegalArgumentException(source + ": '" + uriKey + "' is missing; it names the broker, e.g."
+                    + " kafka://localhost:9092, amqp://guest:guest@localhost:5672, memory:");
+        }
+        return fromUri(withQuery(uri.strip(), rest));
+    }
+
+    static BrokerConfig<?> fromProperties(Properties properties, String prefix) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String name : properties.stringPropertyNames()) {
+            if (name.startsWith(prefix)) {
+                settings.put(name.substring(prefix.length()), properties.getProperty(name));
+            }
+        }
+        return fromSettings("properties with prefix '" + prefix + "'", "uri", settings);
+    }
+
+    static BrokerConfig<?> fromEnvironment(Map<String, String> environment, String prefix) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : environment.entrySet()) {
+            if (e.getKey().startsWith(prefix) && e.getKey().length() > prefix.length()) {
+                settings.put(settingName(e.getKey().substring(prefix.length())), e.getValue());
+            }
+        }
+        return fromSettings("environment variables " + prefix + "*", "uri", settings);
+    }
+
+    /**
+     * {@code COMMIT_INTERVAL} to {@code commitInterval}; {@code __} to {@code .} ({@code CLIENT__FETCH_MIN_BYTES} is
+     * {@code client.fetchMinBytes}); a trailing {@code _FILE} stays {@code _file}.
+     */
+    static String settingName(String variable) {
+        boolean file = variable.endsWith("_FILE");
+        String base = file ? variable.substring(0, variable.length() - "_FILE".length()) : variable;
+        StringBuilder out = new StringBuilder();
+        for (String dotted : base.split("__", -1)) {
+            if (!out.isEmpty()) {
+                out.append('.');
+            }
+            String[] words = dotted.toLowerCase(Locale.ROOT).split("_");
+            for (int i = 0; i < words.length; i++) {
+                String w = words[i];
+                out.append(i == 0 || w.isEmpty() ? w : Character.toUpperCase(w.charAt(0)) + w.substring(1));
+            }
+        }
+        return file ? out + "_file" : out.toString();
+    }
+
+    private static String withQuery(String uri, Map<String, String> extra) {
+        if (extra.isEmpty()) {
+            return uri;
+        }
+        StringBuilder query = new StringBuilder();
+        for (Map.Entry<String, String> e : extra.entrySet()) {
+            query.append(query.isEmpty() ? "" : "&")
+                    .append(encode(e.getKey()))
+                    .append('=')
+                    .append(encode(e.getValue()));
+        }
+        URI parsed = parse(uri);
+        String existing = parsed.getRawQuery();
+        String merged = existing == null || existing.isEmpty() ? query.toString() : existing + "&" + query;
+        int q = uri.indexOf('?');
+        return (q < 0 ? uri : uri.substring(0, q)) + "?" + mergeOverriding(merged);
+    }
+
+    /** Later parameters of the same name replace earlier ones (settings override the URI's query). */
+    private static String mergeOverriding(String rawQuery) {
+        Map<String, String> byName = new LinkedHashMap<>();
+        for (String pair : rawQuery.split("&")) {
+            int eq = pair.indexOf('=');
+            byName.put(eq < 0 ? pair : pair.substring(0, eq), pair);
+        }
+        return String.join("&", byName.values());
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static URI parse(String text) {
+        String t = text.strip();
+        if (t.matches("[A-Za-z][A-Za-z0-9+.-]*:(//)?")) {
+            t = t.replaceFirst(":(//)?$", ":///"); // "memory:" names a broker without an address
+        } else if (t.matches("[A-Za-z][A-Za-z0-9+.-]*:\\?.*")) {
+            t = t.replaceFirst(":\\?", "://?");
+        }
+        try {
+            URI uri = new URI(t);
+            if (uri.getScheme() == null) {
+                throw new IllegalArgumentException("broker URI '" + redact(text) + "' has no scheme; expected e.g."
+                        + " kafka://localhost:9092, amqp://guest:guest@localhost:5672 or memory:");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(
+                    "broker URI '" + redact(text) + "' is not a valid URI: " + e.getReason(), null);
+        }
+    }
+
+    /** The URI with any password in its user-info masked, for messages. */
+    static String redact(String uri) {
+        return uri.replaceAll("(//[^/:@]*:)[^@/]*@", "$1****@");
+    }
+}
