@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.shove.BatchOptions;
-import dev.shove.BatchOutcome;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
@@ -20,10 +18,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -219,37 +222,64 @@ class KafkaTransportIT {
     }
 
     @Test
-    @DisplayName("KafkaGroupSettings reach the group's consumers: max.poll.records 2 caps every native batch at 2")
+    @DisplayName("KafkaGroupSettings reach the group's consumers, over the config's client properties")
     void groupSettingsReachConsumers() {
-        Topic<Msg> topic = Topic.builder(kafka.topicName("settings"), Msg.class)
-                .holdQueue(Duration.ofMillis(500))
-                .dlq()
+        Topic<Msg> topic = Topic.builder(kafka.topicName("settings"), Msg.class).build();
+        String interceptor = RecordingInterceptor.class.getName();
+        KafkaConfig config = KafkaConfig.builder(KafkaFixture.bootstrap())
+                .partitions(4)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .clientProperty("max.poll.records", "7")
                 .build();
-        List<Integer> batchSizes = new CopyOnWriteArrayList<>();
-        try (Broker<Kafka> broker = kafka.connect()) {
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker = Broker.connect(config)) {
             broker.topology().declare(topic);
-            for (int i = 0; i < 20; i++) {
-                broker.publisher().publish(topic, new Msg(i));
-            }
+            broker.publisher().publish(topic, new Msg(1));
             var group = broker.consumerGroup();
-            group.registerBatch(
+            group.register(
                     topic,
                     ConsumerGroupConfig.builder()
-                            .prefetch(1)
+                            .noAutoscaler()
                             .backendSettings(KafkaGroupSettings.builder()
                                     .consumerProperty("max.poll.records", "2")
+                                    .consumerProperty("interceptor.classes", interceptor)
                                     .build())
                             .build(),
-                    BatchOptions.of(50, Duration.ZERO),
-                    () -> (batch, context) -> {
-                        batchSizes.add(batch.size());
-                        return BatchOutcome.ackAll();
+                    () -> (m, meta, c) -> {
+                        seen.add(m.n());
+                        return Outcome.ack();
                     });
             group.start();
-            await().atMost(30, TimeUnit.SECONDS)
-                    .until(() -> batchSizes.stream().mapToInt(Integer::intValue).sum() == 20);
+            await().atMost(30, TimeUnit.SECONDS).until(() -> seen.size() == 1);
             kafka.assertStopsCleanly(group);
         }
-        assertThat(batchSizes).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(2));
+        assertThat(RecordingInterceptor.CONFIGS)
+                .filteredOn(c -> topic.name().equals(String.valueOf(c.get("group.id"))))
+                .isNotEmpty()
+                .allSatisfy(c ->
+                        assertThat(String.valueOf(c.get("max.poll.records"))).isEqualTo("2"));
+    }
+
+    /** Records the configuration of every consumer it is installed in (kafka-clients passes it to configure). */
+    public static final class RecordingInterceptor implements ConsumerInterceptor<byte[], byte[]> {
+        static final List<Map<String, ?>> CONFIGS = new CopyOnWriteArrayList<>();
+
+        public RecordingInterceptor() {}
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            CONFIGS.add(Map.copyOf(configs));
+        }
+
+        @Override
+        public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {}
+
+        @Override
+        public void close() {}
     }
 }
