@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.internal.UnreadableDrops;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -9,7 +10,9 @@ final class DeadLetters {
 
     private DeadLetters() {}
 
+    /** The default {@code handleUnreadableDead}: the bytes are dropped, said in a WARN and counted. */
     static void logUnreadable(int size, DeadMessageMetadata metadata) {
+        UnreadableDrops.dropped();
         log.warn(
                 "dead letter {} of topic '{}' ({} bytes) cannot be decoded and is dropped (reason: {}, original queue:"
                         + " {}); implement handleUnreadableDead to keep such messages",

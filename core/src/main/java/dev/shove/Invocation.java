@@ -9,6 +9,9 @@ public interface Invocation {
     /** The topic the message was consumed from. */
     Topic<?> topic();
 
+    /** The consumer group the registration belongs to: its {@code groupName}, by default the topic's name. */
+    String groupName();
+
     /** The decoded message. */
     Object message();
 

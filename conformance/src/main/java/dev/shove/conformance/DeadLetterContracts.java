@@ -209,6 +209,25 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("a dead letter that cannot be decoded is counted as discarded through a wrapper (an audited handler)"
+            + " that passes handleUnreadableDead on to the default")
+    void undecodableDeadLetterCountedThroughWrapper() {
+        Topic<Msg> topic = plainTopic("dead-undecodable-wrapped");
+        h().consume(topic, h().<Msg>acking().audited(record -> {}));
+        h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
+
+        h().await(
+                        "shove.messages.discarded{reason=decode} for the dead letter",
+                        () -> h().count(
+                                                "shove.messages.discarded",
+                                                "topic",
+                                                topic.dlq().orElseThrow(),
+                                                "reason",
+                                                "decode")
+                                == 1);
+    }
+
+    @Test
     @DisplayName("a dead letter over the size limit is not decoded: it reaches handleUnreadableDead as its bytes")
     void oversizeDeadLetterNotDecoded() {
         Topic<Msg> topic = plainTopic("dead-oversize");

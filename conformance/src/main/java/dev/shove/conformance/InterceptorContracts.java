@@ -92,6 +92,27 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         assertThat(invocation.message()).isEqualTo(Msg.of(7));
         assertThat(invocation.metadata().messageId()).isEqualTo(call.metadata().messageId());
         assertThat(invocation.context()).isEqualTo(new Tenant("group"));
+        assertThat(invocation.groupName()).isEqualTo(topic.name());
+    }
+
+    @Test
+    @DisplayName("an interceptor sees the registration's group name when it sets one")
+    void invocationGroupName() {
+        Topic<Msg> topic = plainTopic("intercept-group");
+        String groupName = h().name("billing");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Recorder<Msg> rec = h().acking();
+        h().consume(
+                        topic,
+                        config(c -> c.groupName(groupName).interceptors(invocation -> {
+                            seen.add(invocation.groupName());
+                            return invocation.proceed();
+                        })),
+                        rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        rec.awaitCalls(1);
+        assertThat(seen).containsExactly(groupName);
     }
 
     @Test

@@ -14,7 +14,6 @@ import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.SubscriptionRequest;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -162,11 +161,11 @@ final class ConsumerPool<T, C> {
         return switch (handlers) {
             case HandlerSpec.Single<T, C> single -> {
                 MessageHandler<T, ? super C> h = fromFactory(single.factory());
-                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
+                yield deadHandler(h::handleDead, h::handleUnreadableDead);
             }
             case HandlerSpec.Batch<T, C> batch -> {
                 BatchMessageHandler<T, ? super C> h = fromFactory(batch.factory());
-                yield deadHandler(h::handleDead, h::handleUnreadableDead, h.getClass());
+                yield deadHandler(h::handleDead, h::handleUnreadableDead);
             }
         };
     }
@@ -182,8 +181,7 @@ final class ConsumerPool<T, C> {
     }
 
     private static <T, C> DeadLetterFlow.DeadHandler<T, C> deadHandler(
-            Dead<T, ? super C> dead, UnreadableDead<? super C> unreadable, Class<?> handlerClass) {
-        boolean drops = !overridesUnreadable(handlerClass);
+            Dead<T, ? super C> dead, UnreadableDead<? super C> unreadable) {
         return new DeadLetterFlow.DeadHandler<>() {
             @Override
             public void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
@@ -194,24 +192,7 @@ final class ConsumerPool<T, C> {
             public void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
                 unreadable.accept(payload, metadata, context);
             }
-
-            @Override
-            public boolean dropsUnreadable() {
-                return drops;
-            }
         };
-    }
-
-    /** Whether a handler class implements handleUnreadableDead itself (rather than keeping the dropping default). */
-    private static boolean overridesUnreadable(Class<?> handlerClass) {
-        for (Class<?> c = handlerClass; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                if (m.getName().equals("handleUnreadableDead") && !m.isBridge() && !m.isSynthetic()) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     private Flow mainFlow() {
@@ -220,7 +201,8 @@ final class ConsumerPool<T, C> {
                 List<HandlerInterceptor> chain = new ArrayList<>(interceptors.size() + 1);
                 chain.add(new MetricsInterceptor(pipeline.meters)); // outermost: counts what the whole chain decided
                 chain.addAll(interceptors);
-                yield new MainFlow<>(pipeline, new InterceptorChain<T, C>(topic, chain, fromFactory(single.factory())));
+                yield new MainFlow<>(
+                        pipeline, new InterceptorChain<T, C>(topic, group, chain, fromFactory(single.factory())));
             }
             case HandlerSpec.Batch<T, C> batch -> new BatchFlow<>(pipeline, fromFactory(batch.factory()));
         };

@@ -25,9 +25,6 @@ final class DeadLetterFlow<T, C> implements Flow {
         void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception;
 
         void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception;
-
-        /** Whether handleUnreadableDead is the library's default (which drops the bytes). */
-        boolean dropsUnreadable();
     }
 
     private final DeliveryPipeline<T, C> pipeline;
@@ -67,13 +64,14 @@ final class DeadLetterFlow<T, C> implements Flow {
         } else {
             log.debug(
                     "dead letter {} in '{}' cannot be decoded: {}", job.messageId(), job.delivery.queue(), unreadable);
-            if (handler.dropsUnreadable()) {
-                pipeline.deadMeters.discarded(unreadable.startsWith("oversize") ? "oversize" : "decode");
-            }
+            UnreadableDrops.take();
             mine = worker.invoke(job, () -> {
                 handler.handleUnreadableDead(payload, metadata, context);
                 return null;
             });
+            if (UnreadableDrops.take()) {
+                pipeline.deadMeters.discarded(unreadable.startsWith("oversize") ? "oversize" : "decode");
+            }
         }
         if (!mine) {
             return null;

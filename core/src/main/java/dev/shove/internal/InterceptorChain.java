@@ -14,11 +14,17 @@ import java.util.List;
  */
 final class InterceptorChain<T, C> {
     private final Topic<T> topic;
+    private final String groupName;
     private final HandlerInterceptor[] interceptors;
     private final MessageHandler<T, ? super C> handler;
 
-    InterceptorChain(Topic<T> topic, List<HandlerInterceptor> interceptors, MessageHandler<T, ? super C> handler) {
+    InterceptorChain(
+            Topic<T> topic,
+            String groupName,
+            List<HandlerInterceptor> interceptors,
+            MessageHandler<T, ? super C> handler) {
         this.topic = topic;
+        this.groupName = groupName;
         this.interceptors = interceptors.toArray(HandlerInterceptor[]::new);
         this.handler = handler;
     }
@@ -60,6 +66,11 @@ final class InterceptorChain<T, C> {
         @Override
         public Topic<?> topic() {
             return topic;
+        }
+
+        @Override
+        public String groupName() {
+            return groupName;
         }
 
         @Override
