@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
  * <p><b>Window.</b> The engine allows {@code window} deliveries handed over and not yet settled. Each of the
  * subscription's pollers ({@code ceil(window / 10)}, at most {@value #MAX_POLLERS}) reserves what it asks SQS for (at
  * most 10) before it asks, and gives back what did not come; so receives in flight never overshoot the window. A
- * poller waits until at least half a receive's worth is free, so that receives stay batches.
+ * poller waits until enough of the window is free ({@link #threshold}), so that receives stay batches.
  *
  * <p><b>Visibility.</b> Messages are received invisible for the lease: the handler timeout plus a margin (or the
  * configured visibility timeout without one). Every third of the lease the heartbeat extends the lease of every held
@@ -122,7 +122,7 @@ final class SqsSubscription implements Subscription {
         this.fifo = topic.isSequenced();
         this.window = request.window();
         this.pollers = Math.min(MAX_POLLERS, (window + MAX_RECEIVE - 1) / MAX_RECEIVE);
-        this.threshold = Math.max(1, Math.min(MAX_RECEIVE, window) / 2);
+        this.threshold = threshold(window);
         this.leaseSeconds =
                 leaseSeconds(request.handlerTimeout(), transport.config().visibilityTimeout());
         this.leaseNanos = TimeUnit.SECONDS.toNanos(leaseSeconds);
@@ -131,6 +131,15 @@ final class SqsSubscription implements Subscription {
                 this::deleteBatch, transport.config().settleLinger().toNanos(), transport.scheduler());
         this.free = window;
         this.idlePollers = pollers;
+    }
+
+    /**
+     * How many free places in the window a poller waits for before it receives: a full receive (10) when the window
+     * holds two receives or more, so that receives stay full while other pollers keep the window busy; half the window
+     * below that, so that a few messages held long (a blocked handler) never stop a small window from filling.
+     */
+    static int threshold(int window) {
+        return window > 2 * MAX_RECEIVE ? MAX_RECEIVE : Math.max(1, Math.min(MAX_RECEIVE, window) / 2);
     }
 
     /**

@@ -107,4 +107,15 @@ class SqsConfigTest {
         assertThat(SqsSubscription.leaseSeconds(Duration.ofDays(1), Duration.ofSeconds(30)))
                 .isEqualTo(43_200);
     }
+
+    @Test
+    @DisplayName("a poller waits for a full receive of free places in a window of three receives or more, for half the"
+            + " window in a small one")
+    void pollThreshold() {
+        assertThat(SqsSubscription.threshold(1)).isEqualTo(1);
+        assertThat(SqsSubscription.threshold(10)).isEqualTo(5);
+        assertThat(SqsSubscription.threshold(20)).isEqualTo(5);
+        assertThat(SqsSubscription.threshold(30)).isEqualTo(10);
+        assertThat(SqsSubscription.threshold(1000)).isEqualTo(10);
+    }
 }
