@@ -136,7 +136,8 @@ final class SqsSubscription implements Subscription {
     /**
      * How many free places in the window a poller waits for before it receives: a full receive (10) when the window
      * holds two receives or more, so that receives stay full while other pollers keep the window busy; half the window
-     * below that, so that a few messages held long (a blocked handler) never stop a small window from filling.
+     * below that, so that a few messages held long (a blocked handler) never stop a small window from filling. With no
+     * receive in flight a poller takes whatever is free, so the window always fills.
      */
     static int threshold(int window) {
         return window > 2 * MAX_RECEIVE ? MAX_RECEIVE : Math.max(1, Math.min(MAX_RECEIVE, window) / 2);
@@ -209,7 +210,12 @@ final class SqsSubscription implements Subscription {
     private void poll() {
         List<Integer> launches = null;
         synchronized (lock) {
-            while (idlePollers > 0 && !paused && !closed && pendingReturns.isEmpty() && free >= threshold) {
+            // below the threshold only when nothing is in flight: the window fills up even when its rest is small
+            while (idlePollers > 0
+                    && !paused
+                    && !closed
+                    && pendingReturns.isEmpty()
+                    && (free >= threshold || free > 0 && receiving == 0)) {
                 int n = Math.min(MAX_RECEIVE, free);
                 free -= n;
                 idlePollers--;

@@ -2,6 +2,8 @@ package dev.shove.sqs;
 
 import dev.shove.conformance.BrokerAvailability;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
@@ -126,14 +128,27 @@ final class SqsTestSupport {
         private final Path log;
         private Process process;
 
-        OwnEmulator(int port) throws IOException {
-            this.port = port;
+        /** Starts an emulator on {@code preferredPort}, or the next free port above it (another test may hold it). */
+        OwnEmulator(int preferredPort) throws IOException {
+            this.port = freePort(preferredPort);
             this.log = Files.createTempFile("shove-fauxqs-" + port + "-", ".log");
             start();
         }
 
         String endpoint() {
             return "http://127.0.0.1:" + port;
+        }
+
+        private static int freePort(int from) throws IOException {
+            for (int candidate = from; candidate < from + 50; candidate++) {
+                try (ServerSocket probe = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+                    probe.setReuseAddress(true);
+                    return candidate;
+                } catch (IOException e) {
+                    // taken: try the next one
+                }
+            }
+            throw new IOException("no free port in " + from + ".." + (from + 49) + " for a test emulator");
         }
 
         /** Where brokers.sh installed fauxqs: {@code $SHOVE_BROKERS_DIR/sqs}, default {@code ~/.cache/shove-brokers/sqs}. */
