@@ -217,6 +217,14 @@ final class SqsTopology {
         }
         Map<String, String> noChanges = new HashMap<>();
         checkRedrive(topic, mainUrl, main.get("RedrivePolicy"), dlqArn, noChanges);
+        if (noChanges.remove(QueueAttributeName.REDRIVE_POLICY.toString()) != null) {
+            // shove dead-letters what it settles itself; the redrive policy is only the backstop for crashes
+            log.info(
+                    "the given queue {} of topic '{}' has no redrive policy: a message that keeps crashing its consumer"
+                            + " is received again and again instead of moving to the dead-letter queue",
+                    mainUrl,
+                    topic.name());
+        }
         if (topicArn != null) {
             checkTopic(topic, topicArn);
             checkPolicy(topic, mainUrl, main.get("Policy"), main.get("QueueArn"), topicArn, noChanges);

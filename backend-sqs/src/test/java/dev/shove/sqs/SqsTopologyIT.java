@@ -197,11 +197,8 @@ class SqsTopologyIT {
                 .hasMessageContaining("policy");
     }
 
-    @Test
-    @DisplayName("topology given by URL and ARN is checked and used, never created: nothing under the topic's name"
-            + " appears")
-    void givenTopology() throws Exception {
-        String name = SqsTestSupport.unique("topo-given");
+    /** Queues, a topic, a policy and a raw subscription made without shove; returns the config that gives them. */
+    private static SqsConfig given(String name, boolean redrive) {
         String ownMain = SqsTestSupport.unique("terraform-main");
         String ownDlq = SqsTestSupport.unique("terraform-dlq");
         String dlqUrl = sqs.createQueue(r -> r.queueName(ownDlq)).join().queueUrl();
@@ -209,9 +206,10 @@ class SqsTopologyIT {
                 .join()
                 .attributesAsStrings()
                 .get("QueueArn");
-        String mainUrl = sqs.createQueue(r -> r.queueName(ownMain)
-                        .attributesWithStrings(Map.of(
-                                "RedrivePolicy", "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":5}")))
+        Map<String, String> attributes = redrive
+                ? Map.of("RedrivePolicy", "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":5}")
+                : Map.of();
+        String mainUrl = sqs.createQueue(r -> r.queueName(ownMain).attributesWithStrings(attributes))
                 .join()
                 .queueUrl();
         String mainArn = sqs.getQueueAttributes(r -> r.queueUrl(mainUrl).attributeNamesWithStrings("QueueArn"))
@@ -229,16 +227,23 @@ class SqsTopologyIT {
                         .endpoint(mainArn)
                         .attributes(Map.of("RawMessageDelivery", "true")))
                 .join();
-        Topic<String> topic = Topic.builder(name, String.class)
-                .holdQueue(Duration.ofSeconds(1))
-                .dlq()
-                .build();
-        SqsConfig config = SqsTestSupport.config().toBuilder()
+        return SqsTestSupport.config().toBuilder()
                 .queueUrl(name, mainUrl)
                 .queueUrl(name + "-dlq", dlqUrl)
                 .topicArn(name, arn)
                 .build();
-        Broker<Sqs> broker = broker(config);
+    }
+
+    @Test
+    @DisplayName("topology given by URL and ARN is checked and used, never created: nothing under the topic's name"
+            + " appears")
+    void givenTopology() {
+        String name = SqsTestSupport.unique("topo-given");
+        Topic<String> topic = Topic.builder(name, String.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        Broker<Sqs> broker = broker(given(name, true));
         List<String> dead = new CopyOnWriteArrayList<>();
         var group = broker.consumerGroup();
         group.register(topic, () -> new dev.shove.MessageHandler<String, dev.shove.NoContext>() {
@@ -259,6 +264,24 @@ class SqsTopologyIT {
         assertThat(dead).containsExactly("via-terraform:rejected: given");
         assertThat(SqsTestSupport.queues(sqs, name)).isEmpty();
         group.stop(Duration.ofSeconds(5));
+    }
+
+    @Test
+    @DisplayName("given topology without a redrive policy (the backstop) is accepted as it is")
+    void givenWithoutRedrive() {
+        String name = SqsTestSupport.unique("topo-given-noredrive");
+        Topic<String> topic = Topic.builder(name, String.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        SqsConfig config = given(name, false);
+
+        broker(config).topology().declare(topic);
+        String mainUrl = config.queueUrls().get(name);
+        assertThat(sqs.getQueueAttributes(r -> r.queueUrl(mainUrl).attributeNamesWithStrings("All"))
+                        .join()
+                        .attributesAsStrings())
+                .doesNotContainKey("RedrivePolicy");
     }
 
     @Test
