@@ -1,0 +1,33 @@
+package demo;
+
+import dev.shove.Broker;
+import dev.shove.Outcome;
+import dev.shove.Topic;
+import dev.shove.sqs.Sqs;
+import dev.shove.sqs.SqsConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Declares a topic, publishes one message through SNS, receives it and prints it. Argument: the endpoint. */
+public final class Check {
+    public static void main(String[] args) throws Exception {
+        Topic<byte[]> topic = Topic.builder("module-path-" + System.nanoTime(), byte[].class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        try (Broker<Sqs> broker = Broker.connect(SqsConfig.emulator(args[0]))) {
+            CompletableFuture<String> received = new CompletableFuture<>();
+            var group = broker.consumerGroup();
+            group.register(topic, () -> (m, meta, c) -> {
+                received.complete(new String(m, StandardCharsets.UTF_8));
+                return Outcome.ack();
+            });
+            group.start();
+            broker.publisher().publish(topic, "on the module path".getBytes(StandardCharsets.UTF_8));
+            System.out.println("RECEIVED " + received.get(30, TimeUnit.SECONDS));
+            System.exit(group.stop(Duration.ofSeconds(5)).exitCode());
+        }
+    }
+}
