@@ -571,8 +571,10 @@ final class RedisSubscription implements Subscription {
         try {
             sendAcks(lingering).get(transport.config().responseTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            throw new ShoveException("consumer " + request.consumerId() + " cannot move: its acknowledgements failed ("
-                    + RedisTransport.rootMessage(e) + ")", e);
+            throw new ShoveException(
+                    "consumer " + request.consumerId() + " cannot move: its acknowledgements failed ("
+                            + RedisTransport.rootMessage(e) + ")",
+                    e);
         }
         Map<String, List<String>> byStream = new HashMap<>();
         for (RedisDelivery d : drop) {
@@ -788,7 +790,6 @@ final class RedisSubscription implements Subscription {
         } finally {
             reading = false;
         }
-        log.debug("read {} entries (history {}, room {})", messages == null ? 0 : messages.size(), history, room);
         if (messages == null || messages.isEmpty()) {
             if (history) {
                 for (Stream s : readable) {

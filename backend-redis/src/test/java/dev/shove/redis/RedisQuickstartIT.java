@@ -2,7 +2,6 @@ package dev.shove.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shove.Topic;
 import dev.shove.examples.redis.RedisQuickstart;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -17,7 +16,7 @@ class RedisQuickstartIT {
     void quickstartCompletesItsJourney() {
         try (RedisTestSupport redis = RedisTestSupport.connect()) {
             String name = RedisTestSupport.unique("quickstart");
-            redis.forget(Topic.builder(name, byte[].class).build());
+            redis.forget(name);
             ByteArrayOutputStream buffer = new ByteArrayOutputStream();
             PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
             boolean ok = RedisQuickstart.run(out, RedisTestSupport.uri(), name, Duration.ofSeconds(30));

@@ -38,7 +38,11 @@ class RedisSeekIT {
     }
 
     private static ConsumerGroupConfig seeking() {
-        return ConsumerGroupConfig.builder().consumers(1, 1).prefetch(1).seeking().build();
+        return ConsumerGroupConfig.builder()
+                .consumers(1, 1)
+                .prefetch(1)
+                .seeking()
+                .build();
     }
 
     @Test
@@ -51,10 +55,19 @@ class RedisSeekIT {
         List<Integer> seen = new CopyOnWriteArrayList<>();
         AtomicReference<Position> second = new AtomicReference<>();
         AtomicBoolean sought = new AtomicBoolean();
-        try (Broker<Redis> broker = Broker.connect(redis.recording(RedisConfig.builder(RedisTestSupport.uri()).trim(RedisTrim.maxLen(500)).build()))) {
+        try (Broker<Redis> broker = Broker.connect(redis.recording(RedisConfig.builder(RedisTestSupport.uri())
+                .trim(RedisTrim.maxLen(500))
+                .build()))) {
             broker.topology().declare(topic);
             broker.publisher()
-                    .publishBatch(topic, List.of(new Num("a", 0), new Num("a", 1), new Num("a", 2), new Num("a", 3), new Num("a", 4)));
+                    .publishBatch(
+                            topic,
+                            List.of(
+                                    new Num("a", 0),
+                                    new Num("a", 1),
+                                    new Num("a", 2),
+                                    new Num("a", 3),
+                                    new Num("a", 4)));
             var group = broker.consumerGroup();
             group.register(topic, seeking(), () -> (m, meta, ctx) -> {
                 seen.add(m.n());
@@ -85,7 +98,9 @@ class RedisSeekIT {
         List<Integer> seen = new CopyOnWriteArrayList<>();
         AtomicReference<Position> first = new AtomicReference<>();
         AtomicBoolean sought = new AtomicBoolean();
-        try (Broker<Redis> broker = Broker.connect(redis.recording(RedisConfig.builder(RedisTestSupport.uri()).trim(RedisTrim.maxLen(500)).build()))) {
+        try (Broker<Redis> broker = Broker.connect(redis.recording(RedisConfig.builder(RedisTestSupport.uri())
+                .trim(RedisTrim.maxLen(500))
+                .build()))) {
             broker.topology().declare(topic);
             for (int i = 0; i < 4; i++) {
                 broker.publisher().publish(topic, new Num("a", i));

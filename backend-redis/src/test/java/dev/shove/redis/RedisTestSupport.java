@@ -15,8 +15,11 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -33,15 +36,43 @@ import java.util.concurrent.ThreadLocalRandom;
  * a test declared (names are unique per run, so tests never see each other's entries).
  */
 final class RedisTestSupport implements AutoCloseable {
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
+    private final AutoCloseable client;
+    private final StatefulConnection<String, String> connection;
+    private final RedisClusterCommands<String, String> commands;
     private final Set<String> topics = ConcurrentHashMap.newKeySet();
     private final String prefix;
 
     private RedisTestSupport(String uri, String prefix) {
-        this.client = RedisClient.create(RedisURI.create(uri));
-        this.connection = client.connect();
+        RedisClient c = RedisClient.create(RedisURI.create(uri));
+        StatefulRedisConnection<String, String> conn = c.connect();
+        this.client = c::close;
+        this.connection = conn;
+        this.commands = conn.sync();
         this.prefix = prefix;
+    }
+
+    private RedisTestSupport(List<String> seeds) {
+        RedisClusterClient c =
+                RedisClusterClient.create(seeds.stream().map(RedisURI::create).toList());
+        StatefulRedisClusterConnection<String, String> conn = c.connect();
+        this.client = c::close;
+        this.connection = conn;
+        this.commands = conn.sync();
+        this.prefix = RedisConfig.DEFAULT_KEY_PREFIX;
+    }
+
+    /** The seed URIs of the Redis Cluster (env {@code SHOVE_REDIS_CLUSTER}, comma-separated). */
+    static List<String> clusterUris() {
+        return List.of(BrokerAvailability.env(
+                        "SHOVE_REDIS_CLUSTER", "redis://127.0.0.1:7001,redis://127.0.0.1:7002,redis://127.0.0.1:7003")
+                .split(","));
+    }
+
+    /** Checks that the Redis Cluster answers and connects to it. */
+    static RedisTestSupport connectCluster() {
+        List<String> seeds = clusterUris();
+        BrokerAvailability.require("the Redis Cluster", "redis-cluster", URI.create(seeds.getFirst()), 7001);
+        return new RedisTestSupport(seeds);
     }
 
     static String uri() {
@@ -58,8 +89,8 @@ final class RedisTestSupport implements AutoCloseable {
         return new RedisTestSupport(uri, keyPrefix);
     }
 
-    RedisCommands<String, String> redis() {
-        return connection.sync();
+    RedisClusterCommands<String, String> redis() {
+        return commands;
     }
 
     /** A name unique to this run: {@code prefix-<random>}. */
@@ -72,6 +103,11 @@ final class RedisTestSupport implements AutoCloseable {
     /** Deletes the keys of {@code topic} when this support closes. */
     void forget(Topic<?> topic) {
         topics.add(topic.name());
+    }
+
+    /** Deletes the keys of the topic named {@code topic} when this support closes. */
+    void forget(String topic) {
+        topics.add(topic);
     }
 
     /** {@code config} with every declared topic remembered, so that its keys are deleted at the end. */
@@ -89,8 +125,8 @@ final class RedisTestSupport implements AutoCloseable {
                                 ScanArgs.Builder.matches(prefix + "{" + topic + "}*")
                                         .limit(1000));
                 List<String> keys = page.getKeys();
-                if (!keys.isEmpty()) {
-                    redis().del(keys.toArray(String[]::new));
+                for (String key : keys) {
+                    redis().del(key);
                 }
                 cursor = page;
             } while (!cursor.isFinished());
@@ -104,7 +140,11 @@ final class RedisTestSupport implements AutoCloseable {
             deleteKeys();
         } finally {
             connection.close();
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            try {
+                client.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
