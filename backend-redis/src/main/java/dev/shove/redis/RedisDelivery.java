@@ -20,6 +20,8 @@ final class RedisDelivery implements Delivery {
     /** Whether a sequenced retry's wait is stored for this entry, to be forgotten once it is settled. */
     final boolean hasWait;
 
+    private final String key;
+
     RedisDelivery(
             Object owner,
             String stream,
@@ -37,11 +39,12 @@ final class RedisDelivery implements Delivery {
         this.headers = headers;
         this.deliveryCount = deliveryCount;
         this.hasWait = hasWait;
+        this.key = stream + " " + id;
     }
 
     /** The key of the entry in its subscription's bookkeeping: stream and id. */
     String key() {
-        return stream + " " + id;
+        return key;
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a message is laid out in a stream entry, and in a hold tier's sorted set.
@@ -59,7 +60,10 @@ final class RedisEntries {
     }
 
     /** A message read from an entry. {@code group}: the consumer group a held copy was addressed to, or null. */
-    record Message(byte[] payload, Map<String, String> headers, String group) {}
+    record Message(
+            byte[] payload,
+            Map<String, String> headers,
+            @Nullable String group) {}
 
     /** Reads an entry's fields (see the class comment). */
     static Message read(Map<String, byte[]> body) {

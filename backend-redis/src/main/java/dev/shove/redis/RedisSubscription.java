@@ -293,7 +293,7 @@ final class RedisSubscription implements Subscription {
             for (int i = 0; i < ids.length; i++) {
                 RedisDelivery d = list.get(i).delivery();
                 ids[i] = d.id;
-                if (d.hasWait || withWaits.contains(d.key())) {
+                if (d.hasWait || sequenced && withWaits.contains(d.key())) {
                     if (waits == null) {
                         waits = new ArrayList<>();
                     }
@@ -393,7 +393,7 @@ final class RedisSubscription implements Subscription {
                                 + "' is no longer pending to consumer " + consumer
                                 + " (reclaimed by another consumer, or acknowledged); its copy was not written"));
             } else {
-                if (d.hasWait || withWaits.contains(d.key())) {
+                if (d.hasWait || sequenced && withWaits.contains(d.key())) {
                     forgetWaits(List.of(d.key()));
                 }
                 invoke(callback, null);
@@ -715,7 +715,9 @@ final class RedisSubscription implements Subscription {
                     park(PARK_NANOS);
                     continue;
                 }
-                read(readable, room);
+                // A whole window at a time: what does not fit waits in the backlog (held, so renewed) and goes out
+                // as settlements make room, so the window stays full without a round trip per freed slot.
+                read(readable, window);
             }
         } catch (Throwable t) {
             if (!closing) {
@@ -768,7 +770,7 @@ final class RedisSubscription implements Subscription {
         }
         XReadArgs args = XReadArgs.Builder.count(room);
         if (!history) {
-            args.block(transport.config().blockTimeout());
+            args.block(blockMillis());
         }
         RedisConnector.Reader r = reader;
         List<StreamMessage<String, byte[]>> messages;
@@ -810,6 +812,22 @@ final class RedisSubscription implements Subscription {
             }
         }
         admit(messages, history);
+    }
+
+    /**
+     * How long a blocking read may wait: the block timeout, but never past the next renewal, claim or lease round, so
+     * that an idle consumer still renews what it holds in time.
+     */
+    private long blockMillis() {
+        long now = System.nanoTime();
+        long next = nextRenewNanos;
+        if (sequenced) {
+            next = Math.min(next, nextLeaseNanos);
+        } else {
+            next = Math.min(next, nextClaimNanos);
+        }
+        long untilNext = TimeUnit.NANOSECONDS.toMillis(next - now);
+        return Math.max(10, Math.min(transport.config().blockTimeout().toMillis(), untilNext));
     }
 
     private void readFailed(RuntimeException e, RedisConnector.@Nullable Reader r) {

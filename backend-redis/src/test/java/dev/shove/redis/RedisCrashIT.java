@@ -76,10 +76,11 @@ class RedisCrashIT {
             assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
             List<Integer> hung = attempts(lines, 0);
             for (int n = 0; n < MESSAGES; n++) {
-                String expected = hung.contains(n) ? "0/2" : "0/1";
+                // read ahead by the child but never started: reclaimed too (2), or never read by it (1)
+                List<String> expected = hung.contains(n) ? List.of("0/2") : List.of("0/1", "0/2");
                 assertThat(seen.get(n))
-                        .as("message %d: handled once, retryCount 0, delivery count %s", n, expected)
-                        .isEqualTo(expected);
+                        .as("message %d: handled once, retryCount 0, delivery count counted", n)
+                        .isIn(expected);
             }
         }
     }

@@ -155,6 +155,46 @@ class RedisSettlementIT {
     }
 
     @Test
+    @DisplayName("a handler running longer than the claim idle time keeps its entry: the group's other consumer"
+            + " never reclaims it")
+    void longHandlerKeepsItsEntry() {
+        String name = RedisTestSupport.unique("settle-lease");
+        redis.forget(name);
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        RedisConfig config = RedisConfig.builder(RedisTestSupport.uri())
+                .leaseRenewal(Duration.ofMillis(300))
+                .claimIdle(Duration.ofSeconds(1))
+                .build();
+        List<String> calls = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        try (Broker<Redis> broker = Broker.connect(config)) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.builder()
+                            .consumers(2, 2)
+                            .noHandlerTimeout()
+                            .build(),
+                    () -> (m, meta, c) -> {
+                        calls.add(m.n() + "/" + meta.deliveryCount().orElse(0));
+                        await().atMost(Duration.ofSeconds(30)).untilTrue(release);
+                        return Outcome.ack();
+                    });
+            group.start();
+            broker.publisher().publish(topic, new Msg(1));
+            await().atMost(Duration.ofSeconds(10)).until(() -> calls.size() == 1);
+            // four claim idle times: the other consumer looks at least once a second
+            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> calls.size() == 1);
+            release.set(true);
+            assertThat(group.stop(Duration.ofSeconds(10)).exitCode()).isZero();
+            assertThat(calls).containsExactly("1/1");
+        }
+    }
+
+    @Test
     @DisplayName("the requeuers of two processes move every due copy back exactly once")
     void requeuersOfTwoProcessesMoveEachCopyOnce() throws Exception {
         String name = RedisTestSupport.unique("settle-requeue");
