@@ -58,6 +58,9 @@ final class Requeuer implements AutoCloseable {
     }
 
     synchronized void release(Topic<?> topic) {
+        if (!users.containsKey(topic.name())) {
+            return; // never acquired (its subscription failed to start)
+        }
         Integer left = users.computeIfPresent(topic.name(), (k, n) -> n <= 1 ? null : n - 1);
         if (left == null) {
             topics.remove(topic.name());
