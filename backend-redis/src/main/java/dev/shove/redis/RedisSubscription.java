@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One consumer of a topic's main stream (or shards) or of its dead-letter stream: a member of a Redis consumer group,
- * reading with {@code XREADGROUP ... COUNT ... BLOCK} on a connection of its own, driven by one virtual thread named
+ * reading with {@code XREADGROUP ... COUNT ... BLOCK} on a connection of its own, driven by one platform thread named
  * {@code shove-redis-read-{consumerId}} that never runs handlers.
  *
  * <p><b>What it holds.</b> Every entry read and not yet settled stays pending to this consumer in the group; it is
@@ -114,6 +114,12 @@ final class RedisSubscription implements Subscription {
     private final boolean main;
     private final boolean sequenced;
     private final int window;
+    /**
+     * How much of the window must be free before the reader refills it: half, so that a busy consumer reads and
+     * hands over in runs rather than waking for every settled entry.
+     */
+    private final int refill;
+
     private final Duration claimIdle;
     private final Thread thread;
 
@@ -153,9 +159,13 @@ final class RedisSubscription implements Subscription {
         this.main = request.source() == SubscriptionRequest.Source.MAIN;
         this.sequenced = main && topic.isSequenced();
         this.window = request.window();
+        this.refill = Math.max(1, window / 2);
         this.claimIdle = transport.config().claimIdleFor(request.handlerTimeout());
-        this.thread = Thread.ofVirtual()
+        // A platform thread, like Kafka's poll thread: it blocks in the client on every read, and a virtual thread
+        // parked there would cost a carrier hand-off per read on the hot path.
+        this.thread = Thread.ofPlatform()
                 .name("shove-redis-read-" + request.consumerId())
+                .daemon()
                 .unstarted(this::run);
     }
 
@@ -213,9 +223,8 @@ final class RedisSubscription implements Subscription {
             throw new IllegalArgumentException("delivery " + delivery.deliveryId() + " does not belong to consumer "
                     + request.consumerId() + " of topic '" + request.queue() + "'");
         }
-        int before = outstanding.getAndDecrement();
-        if (before >= window && parked) {
-            LockSupport.unpark(thread);
+        if (outstanding.decrementAndGet() == window - refill && parked) {
+            LockSupport.unpark(thread); // half the window is free: refill it in one go
         }
         if (settlement.action() == Settlement.Action.RETURN) {
             giveBack(d, callback);
@@ -711,7 +720,7 @@ final class RedisSubscription implements Subscription {
                 deliverBacklog();
                 int room = window - outstanding.get();
                 List<Stream> readable = readable();
-                if (room <= 0 || !backlog.isEmpty() || readable.isEmpty()) {
+                if (room < refill || !backlog.isEmpty() || readable.isEmpty()) {
                     park(PARK_NANOS);
                     continue;
                 }
