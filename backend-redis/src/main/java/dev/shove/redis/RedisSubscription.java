@@ -223,13 +223,12 @@ final class RedisSubscription implements Subscription {
             throw new IllegalArgumentException("delivery " + delivery.deliveryId() + " does not belong to consumer "
                     + request.consumerId() + " of topic '" + request.queue() + "'");
         }
-        if (outstanding.decrementAndGet() == window - refill && parked) {
-            LockSupport.unpark(thread); // half the window is free: refill it in one go
-        }
         if (settlement.action() == Settlement.Action.RETURN) {
-            giveBack(d, callback);
+            giveBack(d, callback); // first: the room it frees must not be filled with what comes after it
+            freed();
             return;
         }
+        freed();
         List<Settlement.Copy> copies = settlement.copies();
         if (copies.isEmpty()) {
             ack(d, callback);
@@ -244,6 +243,13 @@ final class RedisSubscription implements Subscription {
             case Settlement.Copy.ToTopic reply ->
                 throw new IllegalArgumentException(
                         "the Redis backend has no transactions: replies are published before the settlement");
+        }
+    }
+
+    /** One delivery left the window. */
+    private void freed() {
+        if (outstanding.decrementAndGet() == window - refill && parked) {
+            LockSupport.unpark(thread); // half the window is free: refill it in one go
         }
     }
 
@@ -411,17 +417,21 @@ final class RedisSubscription implements Subscription {
     }
 
     /**
-     * Returns an entry: on a sequenced shard still read here, it is read again from this consumer's history, in
-     * order; otherwise it is made idle at once, so that the next claim by any consumer of the group takes it.
+     * Returns an entry. While this consumer goes on reading its stream (a refused move gave it back), the entry is read
+     * again from this consumer's own pending entries, before anything newer, so the order is kept. A consumer that
+     * is stopping leaves it: a sequenced shard's next owner claims it with the shard; an unsequenced entry is made
+     * idle at once, so that the next claim by any consumer of the group takes it.
      */
     private void giveBack(RedisDelivery d, SettleCallback callback) {
         held.remove(d.key());
         Stream s = streams.get(d.stream);
+        if (s != null && !paused && !closing && !s.releasing) {
+            s.history = "0";
+            wake();
+            invoke(callback, null);
+            return;
+        }
         if (sequenced) {
-            if (s != null && !paused && !closing && !s.releasing) {
-                s.history = "0";
-                wake();
-            }
             invoke(callback, null);
             return;
         }
