@@ -16,7 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Kills and restarts a Redis of the test's own (port {@value #PORT}, AOF with {@code appendfsync always}) while
+ * Kills and restarts a Redis of the test's own (port {@value #PORT} or one of the next four, AOF with {@code appendfsync always}) while
  * messages are being published, retried and consumed: every message whose publish Redis confirmed is handled, and the
  * consumers resume on their own once Redis is back.
  */
@@ -29,13 +29,13 @@ class RedisRestartIT {
     @DisplayName("a redis-server killed and restarted mid-stream (AOF, appendfsync always) loses no confirmed message,"
             + " and the consumers resume on their own")
     void restartMidStreamLosesNothing() throws Exception {
-        try (RedisServerProcess server =
-                RedisServerProcess.start(PORT, PORT, "--appendonly", "yes", "--appendfsync", "always")) {
+        try (RedisServerProcess server = RedisServerProcess.startOnFreePort(
+                PORT, 5, false, port -> new String[] {"--appendonly", "yes", "--appendfsync", "always"})) {
             Topic<Msg> topic = Topic.builder(RedisTestSupport.unique("restart"), Msg.class)
                     .holdQueue(Duration.ofMillis(500))
                     .dlq()
                     .build();
-            RedisConfig config = RedisConfig.builder("redis://127.0.0.1:" + PORT)
+            RedisConfig config = RedisConfig.builder("redis://127.0.0.1:" + server.port())
                     .responseTimeout(Duration.ofSeconds(3))
                     .blockTimeout(Duration.ofMillis(500))
                     .leaseRenewal(Duration.ofMillis(500))

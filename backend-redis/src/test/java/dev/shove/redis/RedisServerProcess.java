@@ -62,8 +62,40 @@ final class RedisServerProcess implements AutoCloseable {
                 dir.resolve("redis.log").toString()));
         args.addAll(List.of(extra));
         RedisServerProcess server = new RedisServerProcess(readyPort, args, dir);
-        server.launch();
+        try {
+            server.launch();
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         return server;
+    }
+
+    /**
+     * Like {@link #start}, on the first of {@code attempts} ports from {@code firstPort} that is free: ports in this
+     * range can be taken for a moment as the local end of another process's outgoing connection.
+     *
+     * @param arguments the extra arguments for a port: the port to listen on is {@code port}
+     * @param tlsOnly whether {@code port} is a TLS port ({@code --tls-port}), the plain port being off
+     */
+    static RedisServerProcess startOnFreePort(
+            int firstPort, int attempts, boolean tlsOnly, java.util.function.IntFunction<String[]> arguments)
+            throws IOException {
+        IllegalStateException last = null;
+        for (int port = firstPort; port < firstPort + attempts; port++) {
+            try {
+                return start(tlsOnly ? 0 : port, port, arguments.apply(port));
+            } catch (IllegalStateException e) {
+                last = e; // most likely taken: try the next one
+            }
+        }
+        throw new IllegalStateException(
+                "no free port for redis-server in " + firstPort + ".." + (firstPort + attempts - 1), last);
+    }
+
+    /** The port it accepts connections on. */
+    int port() {
+        return port;
     }
 
     Path dir() {

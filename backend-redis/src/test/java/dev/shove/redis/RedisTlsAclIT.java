@@ -23,7 +23,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Redis of the test's own with a TLS port only ({@value #TLS_PORT}) and an ACL user, its certificates made at test
+ * A Redis of the test's own with a TLS port only ({@value #TLS_PORT} or one of the next four) and an ACL user, its certificates made at test
  * time with {@code openssl} (a CA, and a server certificate for 127.0.0.1 signed by it): shove connects with {@code
  * rediss://}, the user's credentials and the CA as its trust, then publishes, retries and consumes over it.
  */
@@ -84,21 +84,20 @@ class RedisTlsAclIT {
                 "server.pem");
         Files.writeString(
                 certs.resolve("users.acl"), "user default off\nuser " + USER + " on >" + PASSWORD + " ~* &* +@all\n");
-        server = RedisServerProcess.start(
-                0,
-                TLS_PORT,
-                "--tls-port",
-                Integer.toString(TLS_PORT),
-                "--tls-cert-file",
-                certs.resolve("server.pem").toString(),
-                "--tls-key-file",
-                certs.resolve("server.key").toString(),
-                "--tls-ca-cert-file",
-                certs.resolve("ca.pem").toString(),
-                "--tls-auth-clients",
-                "no",
-                "--aclfile",
-                certs.resolve("users.acl").toString());
+        server = RedisServerProcess.startOnFreePort(TLS_PORT, 5, true, port -> new String[] {
+            "--tls-port",
+            Integer.toString(port),
+            "--tls-cert-file",
+            certs.resolve("server.pem").toString(),
+            "--tls-key-file",
+            certs.resolve("server.key").toString(),
+            "--tls-ca-cert-file",
+            certs.resolve("ca.pem").toString(),
+            "--tls-auth-clients",
+            "no",
+            "--aclfile",
+            certs.resolve("users.acl").toString()
+        });
     }
 
     @AfterAll
@@ -129,7 +128,8 @@ class RedisTlsAclIT {
     }
 
     private static RedisConfig.Builder tls() {
-        return RedisConfig.builder("rediss://127.0.0.1:" + TLS_PORT).tlsTrustedCertificates(certs.resolve("ca.pem"));
+        return RedisConfig.builder("rediss://127.0.0.1:" + server.port())
+                .tlsTrustedCertificates(certs.resolve("ca.pem"));
     }
 
     @Test
@@ -169,7 +169,7 @@ class RedisTlsAclIT {
     @Test
     @DisplayName("a server certificate the client does not trust fails the connection")
     void untrustedCertificateRefused() {
-        assertThatThrownBy(() -> Broker.connect(RedisConfig.builder("rediss://127.0.0.1:" + TLS_PORT)
+        assertThatThrownBy(() -> Broker.connect(RedisConfig.builder("rediss://127.0.0.1:" + server.port())
                         .credentials(USER, PASSWORD)
                         .connectTimeout(Duration.ofSeconds(5))
                         .build()))
