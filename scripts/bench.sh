@@ -5,6 +5,7 @@
 #   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000
 #   scripts/bench.sh rabbitmq [key=value ...]    # e.g. scripts/bench.sh rabbitmq runs=3 messages=50000
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
+#   scripts/bench.sh redis [key=value ...]       # e.g. scripts/bench.sh redis runs=3 messages=100000
 #
 # Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
 # (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
@@ -19,8 +20,9 @@ case "$broker" in
     kafka) main=dev.shove.benchmarks.KafkaBenchmark ;;
     rabbitmq) main=dev.shove.benchmarks.RabbitMqBenchmark ;;
     sqs) main=dev.shove.benchmarks.SqsBenchmark ;;
+    redis) main=dev.shove.benchmarks.RedisBenchmark ;;
     *)
-        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|sqs [key=value ...]" >&2
+        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|redis|sqs [key=value ...]" >&2
         exit 2
         ;;
 esac

@@ -5,10 +5,11 @@
 set -euo pipefail
 
 readonly HOST=127.0.0.1
-readonly ALL_BROKERS=(rabbitmq redis nats kafka sqs)
+readonly ALL_BROKERS=(rabbitmq redis redis-cluster nats kafka sqs)
 
 readonly RABBITMQ_PORT=5672 RABBITMQ_MGMT_PORT=15672
 readonly REDIS_PORT=6379
+readonly REDIS_CLUSTER_PORTS=(7001 7002 7003)
 readonly NATS_PORT=4222 NATS_MONITOR_PORT=8222
 readonly KAFKA_PORT=9092 KAFKA_CONTROLLER_PORT=9093
 readonly SQS_PORT=4566
@@ -49,6 +50,8 @@ Brokers (none given = all):
   rabbitmq  AMQP $HOST:$RABBITMQ_PORT, management API $HOST:$RABBITMQ_MGMT_PORT (guest/guest);
             plugins: ${RABBITMQ_PLUGINS[*]}
   redis     $HOST:$REDIS_PORT
+  redis-cluster
+            a 3-master Redis Cluster on $HOST:${REDIS_CLUSTER_PORTS[0]}-${REDIS_CLUSTER_PORTS[2]} (no replicas, no persistence)
   nats      $HOST:$NATS_PORT with JetStream, monitoring $HOST:$NATS_MONITOR_PORT
   kafka     $HOST:$KAFKA_PORT (KRaft controller $HOST:$KAFKA_CONTROLLER_PORT), jars from Maven Central
   sqs       SQS + SNS emulator (fauxqs) at http://$HOST:$SQS_PORT
@@ -183,7 +186,7 @@ owned_pid() {
 process_pattern() {
   case $1 in
     rabbitmq) echo beam.smp ;;
-    redis) echo redis-server ;;
+    redis | redis-cluster) echo redis-server ;;
     nats) echo nats-server ;;
     kafka) echo kafka.Kafka ;;
     sqs) echo launcher.mjs ;;
@@ -194,6 +197,7 @@ main_port() {
   case $1 in
     rabbitmq) echo "$RABBITMQ_PORT" ;;
     redis) echo "$REDIS_PORT" ;;
+    redis-cluster) echo "${REDIS_CLUSTER_PORTS[0]}" ;;
     nats) echo "$NATS_PORT" ;;
     kafka) echo "$KAFKA_PORT" ;;
     sqs) echo "$SQS_PORT" ;;
@@ -265,8 +269,8 @@ install_missing_packages() {
           pkgs+=(rabbitmq-server)
         fi
         ;;
-      redis)
-        if ! command -v redis-server >/dev/null 2>&1 && ! port_open "$REDIS_PORT"; then
+      redis | redis-cluster)
+        if ! command -v redis-server >/dev/null 2>&1 && ! port_open "$(main_port "$name")"; then
           pkgs+=(redis-server)
         fi
         ;;
@@ -517,6 +521,83 @@ up_redis() {
     tail_log redis "$log"
     return 1
   fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Redis Cluster: three masters on loopback, joined with redis-cli --cluster create
+# ---------------------------------------------------------------------------------------------
+
+redis_cluster_ok() {
+  local port
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    redis-cli -h "$HOST" -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || return 1
+  done
+}
+
+redis_cluster_nodes_up() {
+  local port
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    [[ $(redis-cli -h "$HOST" -p "$port" ping 2>/dev/null) == PONG ]] || return 1
+  done
+}
+
+up_redis-cluster() {
+  if redis_cluster_ok; then
+    already_running_msg redis-cluster
+    return 0
+  fi
+  if ! command -v redis-server >/dev/null 2>&1; then
+    err redis-cluster "redis-server is not installed (apt-get install redis-server)"
+    return 1
+  fi
+  local port dir pidfile
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    port_open "$port" && continue
+    dir=$STATE_DIR/redis-cluster/$port
+    # A node's cluster config names the others: start every node from scratch, then create the cluster.
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    pidfile=$RUN_DIR/redis-cluster-$port.pid
+    [[ $port == "${REDIS_CLUSTER_PORTS[0]}" ]] && pidfile=$RUN_DIR/redis-cluster.pid
+    say redis-cluster "starting node $HOST:$port (log: $LOG_DIR/redis-cluster-$port.log)"
+    if ! run_quiet "$LOG_DIR/redis-cluster-start.log" redis-server --bind "$HOST" --port "$port" \
+      --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" --cluster-node-timeout 5000 \
+      --daemonize yes --save '' --appendonly no --dir "$dir" --pidfile "$pidfile" \
+      --logfile "$LOG_DIR/redis-cluster-$port.log"; then
+      err redis-cluster "redis-server on port $port failed to start"
+      tail_log redis-cluster "$LOG_DIR/redis-cluster-start.log" "$LOG_DIR/redis-cluster-$port.log"
+      return 1
+    fi
+  done
+  if ! wait_for redis-cluster "$DEFAULT_DEADLINE" "PONG from every node" "" redis_cluster_nodes_up; then
+    return 1
+  fi
+  local nodes=()
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do nodes+=("$HOST:$port"); done
+  say redis-cluster "creating the cluster: ${nodes[*]}"
+  if ! timeout 60 redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
+    >>"$LOG_DIR/redis-cluster-create.log" 2>&1 </dev/null; then
+    err redis-cluster "redis-cli --cluster create failed (a node may belong to another cluster: run 'down redis-cluster')"
+    tail_log redis-cluster "$LOG_DIR/redis-cluster-create.log"
+    return 1
+  fi
+  wait_for redis-cluster "$DEFAULT_DEADLINE" "cluster_state:ok on every node" "" redis_cluster_ok
+}
+
+down_redis-cluster() {
+  local port pid pidfile
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do
+    pidfile=$RUN_DIR/redis-cluster-$port.pid
+    [[ $port == "${REDIS_CLUSTER_PORTS[0]}" ]] && pidfile=$RUN_DIR/redis-cluster.pid
+    pid=$(tr -dc '0-9' <"$pidfile" 2>/dev/null) || pid=
+    if [[ -n $pid ]] && pid_matches "$pid" redis-server; then
+      say redis-cluster "stopping node $port (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+    elif port_open "$port"; then
+      say redis-cluster "node $port not started by brokers.sh: leaving it alone"
+    fi
+    rm -f "$pidfile"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,7 @@
+/** shove's Redis Streams backend, over lettuce-core. */
+module dev.shove.redis {
+    requires transitive dev.shove;
+    requires lettuce.core;
+
+    exports dev.shove.redis;
+}

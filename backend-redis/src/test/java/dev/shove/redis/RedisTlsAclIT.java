@@ -1,0 +1,178 @@
+package dev.shove.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.shove.Broker;
+import dev.shove.BrokerUnavailableException;
+import dev.shove.ConsumerGroupConfig;
+import dev.shove.Outcome;
+import dev.shove.Topic;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Redis of the test's own with a TLS port only ({@value #TLS_PORT} or one of the next four) and an ACL user, its certificates made at test
+ * time with {@code openssl} (a CA, and a server certificate for 127.0.0.1 signed by it): shove connects with {@code
+ * rediss://}, the user's credentials and the CA as its trust, then publishes, retries and consumes over it.
+ */
+class RedisTlsAclIT {
+    private static final int TLS_PORT = 56381;
+    private static final String USER = "orders-svc";
+    private static final String PASSWORD = "s3cret-Pa55";
+
+    private static Path certs;
+    private static RedisServerProcess server;
+
+    record Msg(int n) {}
+
+    @BeforeAll
+    static void start() throws Exception {
+        certs = Files.createTempDirectory("shove-redis-tls-");
+        openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=shove-test-ca",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem");
+        openssl(
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr");
+        Files.writeString(certs.resolve("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+        openssl(
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "san.ext",
+                "-out",
+                "server.pem");
+        Files.writeString(
+                certs.resolve("users.acl"), "user default off\nuser " + USER + " on >" + PASSWORD + " ~* &* +@all\n");
+        server = RedisServerProcess.startOnFreePort(TLS_PORT, 5, true, port -> new String[] {
+            "--tls-port",
+            Integer.toString(port),
+            "--tls-cert-file",
+            certs.resolve("server.pem").toString(),
+            "--tls-key-file",
+            certs.resolve("server.key").toString(),
+            "--tls-ca-cert-file",
+            certs.resolve("ca.pem").toString(),
+            "--tls-auth-clients",
+            "no",
+            "--aclfile",
+            certs.resolve("users.acl").toString()
+        });
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+        if (certs != null) {
+            try (var files = Files.walk(certs)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void openssl(String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command)
+                .directory(certs.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(certs.resolve("openssl.log").toFile())
+                .start();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(
+                    "openssl " + String.join(" ", args) + " failed: " + Files.readString(certs.resolve("openssl.log")));
+        }
+    }
+
+    private static RedisConfig.Builder tls() {
+        return RedisConfig.builder("rediss://127.0.0.1:" + server.port())
+                .tlsTrustedCertificates(certs.resolve("ca.pem"));
+    }
+
+    @Test
+    @DisplayName("over TLS with an ACL user, shove publishes, retries through a hold tier and consumes")
+    void publishAndConsumeOverTls() {
+        Topic<Msg> topic = Topic.builder(RedisTestSupport.unique("tls"), Msg.class)
+                .holdQueue(Duration.ofMillis(300))
+                .dlq()
+                .build();
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        try (Broker<Redis> broker =
+                Broker.connect(tls().credentials(USER, PASSWORD).build())) {
+            var group = broker.consumerGroup();
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
+                seen.add(m.n() + "@" + meta.retryCount());
+                return meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();
+            });
+            group.start();
+            for (int i = 0; i < 5; i++) {
+                broker.publisher().publish(topic, new Msg(i));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 10);
+            assertThat(seen).contains("0@0", "0@1", "4@0", "4@1");
+            assertThat(group.stop(Duration.ofSeconds(10)).exitCode()).isZero();
+        }
+    }
+
+    @Test
+    @DisplayName("a wrong password fails the connection with BrokerUnavailableException, and no message shows it")
+    void wrongPasswordRefused() {
+        String wrong = "not-the-" + PASSWORD;
+        assertThatThrownBy(() -> Broker.connect(tls().credentials(USER, wrong).build()))
+                .isInstanceOf(BrokerUnavailableException.class)
+                .satisfies(e -> assertThat(e.toString()).doesNotContain(wrong).doesNotContain(PASSWORD));
+    }
+
+    @Test
+    @DisplayName("a server certificate the client does not trust fails the connection")
+    void untrustedCertificateRefused() {
+        assertThatThrownBy(() -> Broker.connect(RedisConfig.builder("rediss://127.0.0.1:" + server.port())
+                        .credentials(USER, PASSWORD)
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build()))
+                .isInstanceOf(BrokerUnavailableException.class);
+    }
+}
