@@ -99,6 +99,29 @@ public final class Broker<B> implements AutoCloseable {
         return engine.consumerSupervisor();
     }
 
+    /**
+     * The dead-letter queue of {@code topic}, to count, browse, replay and purge dead letters ({@link
+     * DeadLetterQueue}); as the topic's default consumer group (named after the topic) sees it.
+     *
+     * @throws IllegalArgumentException when the topic has no dead-letter queue
+     */
+    public <T> DeadLetterQueue<T> deadLetters(Topic<T> topic) {
+        return deadLetters(topic, Objects.requireNonNull(topic, "topic").name());
+    }
+
+    /**
+     * The dead-letter queue of {@code topic} as consumer group {@code group} sees it: the group's {@code groupName}
+     * (on Kafka, NATS and Redis each group has its own position in a topic's dead letters).
+     *
+     * @throws IllegalArgumentException when the topic has no dead-letter queue
+     */
+    public <T> DeadLetterQueue<T> deadLetters(Topic<T> topic, String group) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(group, "group");
+        checkOpen();
+        return engine.deadLetters(topic, group);
+    }
+
     /** What the backend can do (exact delays, delivery counts, ...). */
     public Capabilities capabilities() {
         return transport.capabilities();

@@ -25,6 +25,7 @@ import java.util.Locale;
  *       capped and on one line</td></tr>
  *   <tr><td>{@value #EXCEPTION_TRACE}</td><td>on dead letters of a handler that threw</td><td>its stack trace and
  *       causes, capped and on one line</td></tr>
+ *   <tr><td>{@value #REPLAY_COUNT}</td><td>on copies replayed from the dead-letter queue</td><td>times replayed</td></tr>
  * </table>
  */
 public final class ShoveHeaders {
@@ -41,6 +42,7 @@ public final class ShoveHeaders {
     public static final String EXCEPTION_CLASS = "shove-exception-class";
     public static final String EXCEPTION_MESSAGE = "shove-exception-message";
     public static final String EXCEPTION_TRACE = "shove-exception-trace";
+    public static final String REPLAY_COUNT = "shove-replay-count";
 
     /** Every header shove writes. */
     public static final List<String> ALL = List.of(
@@ -53,7 +55,8 @@ public final class ShoveHeaders {
             DEATH_COUNT,
             EXCEPTION_CLASS,
             EXCEPTION_MESSAGE,
-            EXCEPTION_TRACE);
+            EXCEPTION_TRACE,
+            REPLAY_COUNT);
 
     private ShoveHeaders() {}
 

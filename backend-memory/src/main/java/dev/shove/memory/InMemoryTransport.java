@@ -6,6 +6,7 @@ import dev.shove.PublishException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -267,6 +268,12 @@ final class InMemoryTransport implements Transport {
             pendingTimers.decrementAndGet();
             throw new PublishException("the in-memory broker is closed; cannot hold a copy for '" + queue + "'", e);
         }
+    }
+
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        return new MemDeadLetters(existing(topic.dlq().orElseThrow()), group);
     }
 
     @Override

@@ -5,11 +5,15 @@ import dev.shove.PublishException;
 import dev.shove.ShoveHeaders;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -57,6 +61,8 @@ final class MemQueue {
         private @Nullable MemSubscription active;
         /** Sequenced retries waiting in place, by message: their headers when delivered again. */
         private final Map<MemMessage, Map<String, String>> waits = new java.util.IdentityHashMap<>();
+        /** Log mode: messages ahead of the cursor that the dead-letter tools removed for this group. */
+        private final Set<MemMessage> removed = Collections.newSetFromMap(new IdentityHashMap<>());
 
         private long cursor;
         private int next;
@@ -67,7 +73,7 @@ final class MemQueue {
         }
 
         private long unread() {
-            return (isLog() ? (base + log.size()) - cursor : buffer.size()) + returned.size();
+            return (isLog() ? (base + log.size()) - cursor - removed.size() : buffer.size()) + returned.size();
         }
     }
 
@@ -137,6 +143,7 @@ final class MemQueue {
             base += excess;
             for (Reader r : readers.values()) {
                 r.cursor = Math.max(r.cursor, base);
+                r.removed.removeIf(m -> m.position < base);
             }
         }
     }
@@ -209,6 +216,7 @@ final class MemQueue {
             if (r.consumers.isEmpty()) {
                 r.cursor = target(position);
                 r.returned.clear();
+                r.removed.removeIf(m -> m.position < r.cursor);
             }
             r.consumers.add(subscription);
             dispatch();
@@ -268,6 +276,7 @@ final class MemQueue {
             reader.cursor = target(position);
             reader.returned.clear();
             reader.waits.clear();
+            reader.removed.removeIf(m -> m.position < reader.cursor);
             dispatch();
         } finally {
             lock.unlock();
@@ -321,7 +330,7 @@ final class MemQueue {
      */
     private void dispatch(Reader r) {
         Map<MemSubscription, List<MemDelivery>> runs = isLog() ? new LinkedHashMap<>() : null;
-        while (r.unread() > 0 && !r.consumers.isEmpty()) {
+        while (skipRemoved(r) && r.unread() > 0 && !r.consumers.isEmpty()) {
             MemSubscription target = pick(r);
             if (target == null) {
                 break;
@@ -348,6 +357,70 @@ final class MemQueue {
         }
         if (runs != null) {
             runs.forEach(MemSubscription::deliverAll);
+        }
+    }
+
+    /** Log mode: moves the cursor past messages the dead-letter tools removed for this reader. Always true. */
+    private boolean skipRemoved(Reader r) {
+        while (!r.removed.isEmpty()
+                && r.cursor < base + log.size()
+                && r.removed.remove(log.get((int) (r.cursor - base)))) {
+            r.cursor++;
+        }
+        return true;
+    }
+
+    /**
+     * The messages {@code group} has not read yet, in the order it would read them: what its dead-letter queue holds
+     * for it. Does not create the group's reader (a group that never read sees every retained message).
+     */
+    List<MemMessage> unread(String group) {
+        lock.lock();
+        try {
+            Reader r = readers.get(isLog() ? group : "");
+            List<MemMessage> out = new ArrayList<>();
+            if (r != null) {
+                List<MemMessage> returned = new ArrayList<>(r.returned);
+                returned.sort(Comparator.comparingLong(m -> m.position));
+                out.addAll(returned);
+            }
+            if (isLog()) {
+                for (long p = r == null ? base : r.cursor; p < base + log.size(); p++) {
+                    MemMessage m = log.get((int) (p - base));
+                    if (r == null || !r.removed.contains(m)) {
+                        out.add(m);
+                    }
+                }
+            } else {
+                out.addAll(buffer);
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Removes messages for {@code group} for good (the dead-letter tools replayed or purged them): from the queue in
+     * queue mode, from what the group reads in log mode. Messages delivered meanwhile are left to their consumer.
+     */
+    void remove(String group, Collection<MemMessage> messages) {
+        lock.lock();
+        try {
+            Reader r = isLog() ? reader(group) : readers.get("");
+            for (MemMessage m : messages) {
+                boolean gone = r != null && r.returned.remove(m);
+                if (!gone && isLog()) {
+                    if (m.position >= r.cursor && m.position >= base) {
+                        r.removed.add(m);
+                    }
+                } else if (!gone) {
+                    buffer.remove(m);
+                }
+            }
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

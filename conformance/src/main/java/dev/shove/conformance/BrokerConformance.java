@@ -160,6 +160,14 @@ public abstract class BrokerConformance<B> {
     }
 
     @Nested
+    @DisplayName("dead-letter tools")
+    class DeadLetterTools extends DeadLetterQueueContracts<B> {
+        DeadLetterTools() {
+            super(BrokerConformance.this);
+        }
+    }
+
+    @Nested
     @DisplayName("health")
     class Health extends HealthContracts<B> {
         Health() {

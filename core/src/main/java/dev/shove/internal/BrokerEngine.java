@@ -2,8 +2,10 @@ package dev.shove.internal;
 
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerSupervisor;
+import dev.shove.DeadLetterQueue;
 import dev.shove.NoContext;
 import dev.shove.Publisher;
+import dev.shove.Topic;
 import dev.shove.spi.Engine;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
@@ -41,6 +43,14 @@ final class BrokerEngine implements Engine {
     @Override
     public <B> ConsumerSupervisor<B, NoContext> consumerSupervisor() {
         return new ConsumerSupervisorImpl<>(newRuntime(NoContext.INSTANCE), this::newRuntime);
+    }
+
+    @Override
+    public <T> DeadLetterQueue<T> deadLetters(Topic<T> topic, String group) {
+        if (closed) {
+            throw new IllegalStateException("broker (" + services.transport().name() + ") is closed");
+        }
+        return new DeadLetterQueueImpl<>(topic, group, services.transport(), services.wireHeaders());
     }
 
     private <C> ConsumerRuntime<C> newRuntime(C context) {

@@ -2,8 +2,10 @@ package dev.shove.spi;
 
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerSupervisor;
+import dev.shove.DeadLetterQueue;
 import dev.shove.NoContext;
 import dev.shove.Publisher;
+import dev.shove.Topic;
 
 /**
  * The delivery engine behind a {@link dev.shove.Broker}: what turns one open {@link Transport} into a publisher,
@@ -21,6 +23,9 @@ public interface Engine extends AutoCloseable {
 
     /** A new supervisor with no context. */
     <B> ConsumerSupervisor<B, NoContext> consumerSupervisor();
+
+    /** The dead-letter queue of {@code topic} as consumer group {@code group} sees it. */
+    <T> DeadLetterQueue<T> deadLetters(Topic<T> topic, String group);
 
     /** Stops every group and supervisor made by this engine (draining), then its own threads; not the transport. */
     @Override

@@ -71,6 +71,16 @@ public interface Transport extends AutoCloseable {
      */
     QueueStats stats(Topic<?> topic);
 
+    /**
+     * The dead-letter queue of a topic as consumer group {@code group} sees it, for counting, reading, replaying and
+     * purging dead letters.
+     *
+     * @throws UnsupportedOperationException when this backend cannot read dead letters apart from consuming them
+     */
+    default DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        throw new UnsupportedOperationException("the " + name() + " backend cannot read dead letters");
+    }
+
     /** One real round trip to the broker; throws {@link dev.shove.BrokerUnavailableException} if none within timeout. */
     void ping(Duration timeout);
 

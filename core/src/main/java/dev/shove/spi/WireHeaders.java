@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ShoveHeaders#NOT_BEFORE}: epoch milliseconds, clamped to at most {@link Bounds#MAX_DELAY} after now;
  *       absent means due now.
  *   <li>{@link ShoveHeaders#DEATH_COUNT}: 0 to {@link #MAX_DEATH_COUNT}; absent means 0.
+ *   <li>{@link ShoveHeaders#REPLAY_COUNT}: 0 to {@link #MAX_DEATH_COUNT}; absent means 0.
  * </ul>
  *
  * <p>One per broker, from {@link TransportContext#wireHeaders()}. Thread-safe.
@@ -44,6 +45,12 @@ public final class WireHeaders {
     /** The retries a message has spent, from {@link ShoveHeaders#RETRY_COUNT}: 0 to {@link #MAX_RETRY_COUNT}. */
     public int retryCount(Map<String, String> headers) {
         return (int) bounded(headers.get(ShoveHeaders.RETRY_COUNT), ShoveHeaders.RETRY_COUNT, 0, MAX_RETRY_COUNT, 0);
+    }
+
+    /** Times a message was replayed from its dead-letter queue, from {@link ShoveHeaders#REPLAY_COUNT}: 0 to
+     * {@link #MAX_DEATH_COUNT}. */
+    public int replayCount(Map<String, String> headers) {
+        return (int) bounded(headers.get(ShoveHeaders.REPLAY_COUNT), ShoveHeaders.REPLAY_COUNT, 0, MAX_DEATH_COUNT, 0);
     }
 
     /** Times a message was dead-lettered, from {@link ShoveHeaders#DEATH_COUNT}: 0 to {@link #MAX_DEATH_COUNT}. */
