@@ -2,6 +2,8 @@ package dev.shove;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.lang.reflect.Type;
+import java.util.Optional;
 
 /**
  * Turns messages into bytes and back. Every topic has one; the default is JSON through Jackson ({@link #json(Class)}),
@@ -27,6 +29,14 @@ public interface Codec<M> {
 
     /** The MIME type of the encoded form, e.g. {@code application/json}; backends set it where the broker has a field. */
     String contentType();
+
+    /**
+     * The Java type of the messages, when the codec knows it (the JSON codecs and {@link #raw()} do), for tools that
+     * describe topics, such as an AsyncAPI document's message schemas. Empty by default.
+     */
+    default Optional<Type> messageType() {
+        return Optional.empty();
+    }
 
     /** A short name for logs and errors, e.g. {@code json(OrderPaid)}. */
     default String name() {

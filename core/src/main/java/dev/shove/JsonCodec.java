@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.lang.reflect.Type;
+import java.util.Optional;
 
 /** The default codec: JSON through Jackson, with readers and writers resolved once per type. */
 final class JsonCodec<M> implements Codec<M> {
@@ -32,11 +34,13 @@ final class JsonCodec<M> implements Codec<M> {
     private final ObjectReader reader;
     private final ObjectWriter writer;
     private final String name;
+    private final Type messageType;
 
-    private JsonCodec(ObjectMapper mapper, JavaType type) {
+    private JsonCodec(ObjectMapper mapper, JavaType type, Type messageType) {
         this.reader = mapper.readerFor(type);
         this.writer = mapper.writerFor(type);
         this.name = "json(" + type.toCanonical() + ")";
+        this.messageType = messageType;
     }
 
     static <M> JsonCodec<M> of(Class<M> type) {
@@ -44,11 +48,16 @@ final class JsonCodec<M> implements Codec<M> {
     }
 
     static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
-        return new JsonCodec<>(mapper, mapper.constructType(type));
+        return new JsonCodec<>(mapper, mapper.constructType(type), type);
     }
 
     static <M> JsonCodec<M> of(TypeReference<M> type) {
-        return new JsonCodec<>(DEFAULT_MAPPER, DEFAULT_MAPPER.constructType(type));
+        return new JsonCodec<>(DEFAULT_MAPPER, DEFAULT_MAPPER.constructType(type), type.getType());
+    }
+
+    @Override
+    public Optional<Type> messageType() {
+        return Optional.of(messageType);
     }
 
     @Override

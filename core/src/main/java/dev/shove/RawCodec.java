@@ -1,10 +1,18 @@
 package dev.shove;
 
+import java.lang.reflect.Type;
+import java.util.Optional;
+
 /** The identity codec: bytes in, the same bytes out. */
 final class RawCodec implements Codec<byte[]> {
     static final RawCodec INSTANCE = new RawCodec();
 
     private RawCodec() {}
+
+    @Override
+    public Optional<Type> messageType() {
+        return Optional.of(byte[].class);
+    }
 
     @Override
     public byte[] encode(byte[] message) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.lang.reflect.ParameterizedType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +31,17 @@ class JsonCodecTest {
 
     private static String text(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @DisplayName("a JSON codec knows its message type, generics included; the raw codec's is byte[]")
+    void messageType() {
+        assertThat(Codec.json(Order.class).messageType()).hasValue(Order.class);
+        assertThat(Codec.json(new TypeReference<List<Order>>() {}).messageType())
+                .hasValueSatisfying(t -> assertThat(t)
+                        .isInstanceOf(ParameterizedType.class)
+                        .hasToString("java.util.List<dev.shove.JsonCodecTest$Order>"));
+        assertThat(Codec.raw().messageType()).hasValue(byte[].class);
     }
 
     @Test
