@@ -233,7 +233,7 @@ final class DocumentWriter {
             s.put("keyHeader", ShoveHeaders.SEQUENCE_KEY);
             s.put("sharding", "FNV-1a-64 of the key's UTF-8 bytes, modulo routingShards");
         });
-        ArrayNode tiers = node.putArray("holdTiers");
+        ArrayNode tiers = topic.holdTiers().isEmpty() ? JSON.arrayNode() : node.putArray("holdTiers");
         for (HoldTier tier : topic.holdTiers()) {
             ObjectNode t = tiers.addObject();
             t.put("delay", Channel.delayName(tier));

@@ -22,11 +22,15 @@ final class HeaderSchemas {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final String COUNT = "^[0-9]+$";
 
-    /**
-     * One header: its meaning, its value's pattern and format (null for free text), and whether it is on messages of
-     * the topic (not only on dead letters).
-     */
-    private record Header(String description, String pattern, String format, boolean onMessages) {}
+    /** Where a header is written: on the topic's messages (and hold copies), on dead letters, or on both. */
+    private enum On {
+        MESSAGES,
+        DEAD_LETTERS,
+        BOTH
+    }
+
+    /** One header: its meaning, its value's pattern and format (empty for none), and where it is written. */
+    private record Header(String description, String pattern, String format, On on) {}
 
     private static final Map<String, Header> HEADERS = Map.ofEntries(
             Map.entry(
@@ -36,7 +40,7 @@ final class HeaderSchemas {
                                     + " letter and replayed copy keeps it.",
                             "",
                             "uuid",
-                            true)),
+                            On.BOTH)),
             Map.entry(
                     ShoveHeaders.RETRY_COUNT,
                     new Header(
@@ -45,7 +49,7 @@ final class HeaderSchemas {
                                     + " Absent means 0.",
                             COUNT,
                             "",
-                            true)),
+                            On.BOTH)),
             Map.entry(
                     ShoveHeaders.SEQUENCE_KEY,
                     new Header(
@@ -53,15 +57,16 @@ final class HeaderSchemas {
                                     + " messages of one key are handled strictly in publish order.",
                             "",
                             "",
-                            true)),
+                            On.BOTH)),
             Map.entry(
                     ShoveHeaders.NOT_BEFORE,
                     new Header(
                             "On hold copies: the time, in epoch milliseconds, before which the copy must not be"
-                                    + " handled; a copy delivered earlier is held again for the rest.",
+                                    + " handled; a copy delivered earlier is held again for the rest. Removed from"
+                                    + " dead letters.",
                             COUNT,
                             "",
-                            true)),
+                            On.MESSAGES)),
             Map.entry(
                     ShoveHeaders.REPLAY_COUNT,
                     new Header(
@@ -69,7 +74,7 @@ final class HeaderSchemas {
                                     + " many times the message was replayed, a decimal count.",
                             COUNT,
                             "",
-                            true)),
+                            On.BOTH)),
             Map.entry(
                     ShoveHeaders.DEATH_REASON,
                     new Header(
@@ -78,7 +83,7 @@ final class HeaderSchemas {
                                     + " sequence-poisoned.",
                             "",
                             "",
-                            false)),
+                            On.DEAD_LETTERS)),
             Map.entry(
                     ShoveHeaders.ORIGINAL_QUEUE,
                     new Header(
@@ -86,7 +91,7 @@ final class HeaderSchemas {
                                     + " shard.",
                             "",
                             "",
-                            false)),
+                            On.DEAD_LETTERS)),
             Map.entry(
                     ShoveHeaders.DEATH_COUNT,
                     new Header(
@@ -94,14 +99,14 @@ final class HeaderSchemas {
                                     + " count plus one.",
                             COUNT,
                             "",
-                            false)),
+                            On.DEAD_LETTERS)),
             Map.entry(
                     ShoveHeaders.EXCEPTION_CLASS,
                     new Header(
                             "On dead letters of a handler that threw (its last run): the exception's class" + " name.",
                             "",
                             "",
-                            false)),
+                            On.DEAD_LETTERS)),
             Map.entry(
                     ShoveHeaders.EXCEPTION_MESSAGE,
                     new Header(
@@ -109,7 +114,7 @@ final class HeaderSchemas {
                                     + " 1,024 characters.",
                             "",
                             "",
-                            false)),
+                            On.DEAD_LETTERS)),
             Map.entry(
                     ShoveHeaders.EXCEPTION_TRACE,
                     new Header(
@@ -117,7 +122,7 @@ final class HeaderSchemas {
                                     + " (frames separated by ' | '), at most 4,096 characters.",
                             "",
                             "",
-                            false)));
+                            On.DEAD_LETTERS)));
 
     /** The headers a dead letter always carries. */
     private static final List<String> DEAD_LETTER_REQUIRED =
@@ -162,7 +167,7 @@ final class HeaderSchemas {
                 properties.putObject(name).put("type", "string").put("description", "shove's header " + name);
                 continue;
             }
-            if (!deadLetter && !h.onMessages()) {
+            if (h.on() == (deadLetter ? On.MESSAGES : On.DEAD_LETTERS)) {
                 continue;
             }
             ObjectNode p = properties.putObject(name);
