@@ -22,6 +22,9 @@ final class HeaderSchemas {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final String COUNT = "^[0-9]+$";
 
+    /** The description of a header core writes that the table below does not know yet. */
+    static final String UNDESCRIBED = "a header shove writes: ";
+
     /** Where a header is written: on the topic's messages (and hold copies), on dead letters, or on both. */
     private enum On {
         MESSAGES,
@@ -150,11 +153,6 @@ final class HeaderSchemas {
         return schema;
     }
 
-    /** Whether this class describes the header; {@link ShoveHeaders#ALL} should hold no other. */
-    static boolean describes(String header) {
-        return HEADERS.containsKey(header);
-    }
-
     private static ObjectNode schema(boolean deadLetter, String description) {
         ObjectNode schema = JSON.objectNode();
         schema.put("type", "object");
@@ -164,7 +162,7 @@ final class HeaderSchemas {
             Header h = HEADERS.get(name);
             if (h == null) {
                 // a header core added since this table was written: described by its name only
-                properties.putObject(name).put("type", "string").put("description", "shove's header " + name);
+                properties.putObject(name).put("type", "string").put("description", UNDESCRIBED + name);
                 continue;
             }
             if (h.on() == (deadLetter ? On.MESSAGES : On.DEAD_LETTERS)) {

@@ -32,13 +32,15 @@ class HeadersTest {
     @Test
     @DisplayName("every header shove writes is described")
     void everyHeaderDescribed() {
-        assertThat(ShoveHeaders.ALL)
-                .allSatisfy(h -> assertThat(HeaderSchemas.describes(h)).as(h).isTrue());
         JsonNode deadLetter = DOC.at("/components/schemas/" + HeaderSchemas.DEAD_LETTER_HEADERS + "/properties");
         JsonNode message = DOC.at("/components/schemas/" + HeaderSchemas.MESSAGE_HEADERS + "/properties");
-        assertThat(ShoveHeaders.ALL)
-                .allSatisfy(h ->
-                        assertThat(deadLetter.has(h) || message.has(h)).as(h).isTrue());
+        assertThat(ShoveHeaders.ALL).allSatisfy(h -> {
+            JsonNode described = deadLetter.has(h) ? deadLetter.get(h) : message.path(h);
+            assertThat(described.path("description").asText())
+                    .as("description of %s", h)
+                    .isNotEmpty()
+                    .doesNotStartWith(HeaderSchemas.UNDESCRIBED);
+        });
         assertThat(message.at("/" + ShoveHeaders.MESSAGE_ID + "/description").asText())
                 .contains("UUID");
         assertThat(message.at("/" + ShoveHeaders.NOT_BEFORE + "/description").asText())
