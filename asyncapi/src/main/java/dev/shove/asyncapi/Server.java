@@ -37,11 +37,11 @@ record Server(
     static Server parse(String name, String uri, @Nullable String description) {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(
-                    "server name '" + name + "' must be 1 to 100 letters, digits, '.', '_'" + " or '-'");
+                    "server name '" + name + "' must be 1 to 100 letters, digits, '.', '_' or '-'");
         }
         Parts p = Parts.of(name, uri);
         String what = "server '" + name + "' (" + p.safe() + ")";
-        Server server = switch (p.scheme()) {
+        return switch (p.scheme()) {
             case "kafka" -> {
                 boolean tls = p.query().containsKey("ssl.truststore")
                         || "true".equalsIgnoreCase(p.query().get("ssl"));
@@ -106,7 +106,6 @@ record Server(
             default ->
                 throw new IllegalArgumentException(what + " is not a broker shove runs on; expected a URI " + SCHEMES);
         };
-        return server;
     }
 
     private static int positive(String what, Parts p, String setting, int defaultValue) {
