@@ -82,12 +82,8 @@ class AsyncApiSchemaValidationTest {
     @Test
     @DisplayName("the schema check finds a document that breaks the schema (the check can fail)")
     void invalidDocumentIsCaught() {
-        JsonNode doc = AsyncApi.builder()
-                .title("shop")
-                .version("1.0.0")
-                .topics(Fixtures.ORDERS)
-                .build()
-                .toTree();
+        JsonNode doc = Documents.valid(
+                AsyncApi.builder().title("shop").version("1.0.0").topics(Fixtures.ORDERS));
         ((ObjectNode) doc.at("/operations/orders.send")).put("action", "publish"); // AsyncAPI 2's word, not 3's
         assertThat(Documents.asyncApiErrors(doc)).isNotEmpty();
     }

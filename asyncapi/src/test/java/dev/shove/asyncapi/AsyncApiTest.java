@@ -122,6 +122,7 @@ class AsyncApiTest {
                 .version("1")
                 .topics(Fixtures.ORDERS)
                 .build();
+        Documents.valid(api);
         assertThat(api.toJson()).startsWith("{\n  \"asyncapi\": \"3.0.0\",\n").endsWith("}\n");
         ((ObjectNode) api.toTree()).put("asyncapi", "2.6.0");
         assertThat(api.toJson()).contains("\"asyncapi\": \"3.0.0\"");

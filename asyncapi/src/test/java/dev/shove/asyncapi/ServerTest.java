@@ -37,7 +37,7 @@ class ServerTest {
     @Test
     @DisplayName("no user, password or other secret of the URI reaches the document")
     void noSecrets() {
-        String doc = AsyncApi.builder()
+        AsyncApi api = AsyncApi.builder()
                 .title("servers")
                 .version("1.0.0")
                 .server("rabbit", "amqp://app:s3cr3t-amqp@rabbit:5672/prod?password=s3cr3t-query")
@@ -47,9 +47,12 @@ class ServerTest {
                 .server("redis", "redis://default:s3cr3t-redis@redis:6379")
                 .server("aws", "sqs://eu-west-1?endpoint=http://key:s3cr3t-aws@localhost:4566")
                 .topics(Fixtures.ORDERS)
-                .build()
-                .toJson();
-        assertThat(doc).doesNotContain("s3cr3t").doesNotContain("app:").contains("rabbit:5672");
+                .build();
+        Documents.valid(api);
+        assertThat(api.toJson() + api.toYaml() + api)
+                .doesNotContain("s3cr3t")
+                .doesNotContain("app:")
+                .contains("rabbit:5672");
     }
 
     @Test
