@@ -14,6 +14,7 @@
 #   scripts/quickstart.sh RawGateway               #   raw byte[] payloads
 #   scripts/quickstart.sh DeadLetterReplay         # browsing, replaying and purging dead letters
 #   scripts/quickstart.sh HealthProbes             # health and readiness probes
+#   scripts/quickstart.sh AsyncApiDocument json    # the AsyncAPI document of these examples' topics
 #
 # Compiles the examples module and what it depends on in one reactor build (nothing goes to ~/.m2 except the
 # third-party dependencies Maven downloads), then runs the example in a JVM of its own, so its exit code is the

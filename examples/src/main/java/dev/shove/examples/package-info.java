@@ -3,7 +3,8 @@
  * {@link dev.shove.examples.SequencedOrders}, {@link dev.shove.examples.AutoscalingGroup}, {@link
  * dev.shove.examples.AuditedHandler}, and one per subscriber feature: {@link dev.shove.examples.BatchInserts}, {@link
  * dev.shove.examples.Interceptors}, {@link dev.shove.examples.DecodeFailures}, {@link dev.shove.examples.Replies},
- * {@link dev.shove.examples.Replay}, {@link dev.shove.examples.Broadcast} and {@link dev.shove.examples.RawGateway}.
+ * {@link dev.shove.examples.Replay}, {@link dev.shove.examples.Broadcast} and {@link dev.shove.examples.RawGateway}; and
+ * {@link dev.shove.examples.AsyncApiDocument}, which prints the AsyncAPI document of their topics.
  * Each has a {@code main} and a {@code run(PrintStream, ...)} that the tests call. The docs quote these files; the
  * build checks that the quotes still match.
  */

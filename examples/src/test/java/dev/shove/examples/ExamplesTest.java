@@ -2,12 +2,19 @@ package dev.shove.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.dialect.Dialects;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.examples.Quickstart.Step;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -604,6 +611,76 @@ class ExamplesTest {
             assertThat(result.purged()).isEqualTo(1);
             assertThat(result.left()).isZero();
             assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("AsyncApiDocument")
+    class AsyncApiDocumentRun {
+        private JsonNode document;
+        private AsyncApiDocument.Result yaml;
+
+        @BeforeAll
+        void run() throws Exception {
+            Output json = new Output();
+            AsyncApiDocument.run(json.stream, "json", AsyncApiDocument.DEFAULT_BROKER);
+            document = new ObjectMapper().readTree(String.join("\n", json.lines()));
+            yaml = AsyncApiDocument.run(new Output().stream, "yaml", AsyncApiDocument.DEFAULT_BROKER);
+        }
+
+        @Test
+        @DisplayName("the printed document validates against the official AsyncAPI 3.0.0 schema")
+        void validates() throws Exception {
+            Path schema = repositoryRoot().resolve("asyncapi/src/test/resources/asyncapi/asyncapi-3.0.0.schema.json");
+            var errors = SchemaRegistry.withDefaultDialect(Dialects.getDraft7())
+                    .getSchema(new ObjectMapper().readTree(schema.toFile()))
+                    .validate(document);
+            assertThat(errors).isEmpty();
+        }
+
+        @Test
+        @DisplayName("every topic of ShopTopics has its channel, and the YAML says the same as the JSON")
+        void everyTopic() throws Exception {
+            assertThat(yaml.problems()).isEmpty();
+            assertThat(document.path("channels").has("orders")).isTrue();
+            assertThat(new YAMLMapper().readTree(yaml.text())).isEqualTo(document);
+        }
+
+        @Test
+        @DisplayName("the orders topic has its Kafka hold topic and dead-letter topic, of the URI's 12 partitions")
+        void kafkaChannels() {
+            assertThat(document.at("/channels/orders-hold-5s/bindings/kafka/partitions")
+                            .asInt())
+                    .isEqualTo(12);
+            assertThat(document.at("/channels/orders-dlq/x-shove-dead-letter-queue/topics/0")
+                            .asText())
+                    .isEqualTo("orders");
+            assertThat(document.at("/channels/order-events/bindings/kafka/partitions")
+                            .asInt())
+                    .as("a sequenced topic: one partition per shard")
+                    .isEqualTo(8);
+        }
+
+        @Test
+        @DisplayName("OrderPaid's schema is its record's components")
+        void messageSchema() {
+            assertThat(document.at("/components/schemas/OrderPaid/properties").has("orderId"))
+                    .isTrue();
+            assertThat(document.at("/components/schemas/OrderPaid/properties/cents/type")
+                            .asText())
+                    .isEqualTo("integer");
+        }
+
+        private static Path repositoryRoot() {
+            Path dir = Path.of("").toAbsolutePath();
+            while (dir != null && !Files.exists(dir.resolve("mvnw"))) {
+                dir = dir.getParent();
+            }
+            assertThat(dir)
+                    .as("the repository root above %s", Path.of("").toAbsolutePath())
+                    .isNotNull();
+            return dir;
         }
     }
 }
