@@ -106,9 +106,9 @@ final class RabbitDeadLetters implements DeadLetterStore {
      * One pass: {@code basic.get} up to the number of messages the queue held when it began, so that it ends while
      * new dead letters arrive and never reads one it left unacknowledged twice (those stay on this channel until it
      * closes). Delivery tags belong to this channel only: once the channel has gone (a channel error, a lost
-     * connection), they mean nothing, the broker has requeued every letter the pass held, and the scan refuses to go
-     * on. That includes a channel the client's connection recovery has reopened, on which an acknowledgement of an
-     * old tag would be dropped without a word.
+     * connection), the broker has requeued every letter the pass held, and the pass refuses to go on. That includes
+     * the channel the client's connection recovery reopens in its place: tags start again there, so an old tag would
+     * be refused (closing that channel too) or, worse, acknowledge another letter.
      */
     private final class RabbitScan implements Scan {
         private final Channel channel;
@@ -162,7 +162,8 @@ final class RabbitDeadLetters implements DeadLetterStore {
                 }
                 tags.add(letter.tag);
             }
-            String doing = "removing " + letters.size() + " dead letters from";
+            String doing =
+                    "removing " + letters.size() + (letters.size() == 1 ? " dead letter from" : " dead letters from");
             checkUsable(doing);
             // Tags this pass no longer holds were removed before: acknowledging one again would close the channel.
             AckLedger.Plan plan = held.plan(tags, List.of());
@@ -182,7 +183,7 @@ final class RabbitDeadLetters implements DeadLetterStore {
             } catch (IOException | ShutdownSignalException e) {
                 throw failure(doing, e, MAYBE_REMOVED);
             }
-            // Unless recovery swapped the channel under the acks, which then dropped them unsent.
+            // Unless recovery swapped the channel under the acks, which then went to a channel that never held them.
             checkNotReplaced(doing, MAYBE_REMOVED);
         }
 
