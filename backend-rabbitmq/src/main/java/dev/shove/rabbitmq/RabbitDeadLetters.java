@@ -84,13 +84,16 @@ final class RabbitDeadLetters implements DeadLetterStore {
         }
     }
 
-    /**
-     * A failed operation on the queue in words: a missing queue or a refused permission is a {@link
-     * TopologyException}, anything else (the connection or channel lost) a {@link BrokerUnavailableException}.
-     */
     private ShoveException failure(String doing, Exception e, String consequence) {
+        return failureOf(doing + " dead-letter queue '" + queue + "' of topic '" + topic + "'", e, consequence);
+    }
+
+    /**
+     * A failed operation on a dead-letter queue ({@code what}) in words: a missing queue or a refused permission is a
+     * {@link TopologyException}, anything else (the connection or channel lost) a {@link BrokerUnavailableException}.
+     */
+    static ShoveException failureOf(String what, Exception e, String consequence) {
         AMQP.Channel.@Nullable Close close = RabbitTopology.channelClose(e);
-        String what = doing + " dead-letter queue '" + queue + "' of topic '" + topic + "'";
         if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
             return new TopologyException(what + " failed: it does not exist on RabbitMQ (" + close.getReplyText()
                     + "); declare the topic first with broker.topology().declare(topic)" + consequence);
