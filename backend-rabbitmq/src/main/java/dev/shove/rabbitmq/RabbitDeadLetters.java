@@ -89,14 +89,16 @@ final class RabbitDeadLetters implements DeadLetterStore {
     }
 
     /**
-     * A failed operation on a dead-letter queue ({@code what}) in words: a missing queue or a refused permission is a
-     * {@link TopologyException}, anything else (the connection or channel lost) a {@link BrokerUnavailableException}.
+     * A failed operation on a dead-letter queue ({@code what}) in words, with what it means for the letters a pass
+     * held ({@code consequence}): a missing queue or a refused permission is a {@link TopologyException}, anything
+     * else (the connection or channel lost) a {@link BrokerUnavailableException}. A queue that is gone took its
+     * letters with it, so nothing is said about them.
      */
     static ShoveException failureOf(String what, Exception e, String consequence) {
         AMQP.Channel.@Nullable Close close = RabbitTopology.channelClose(e);
         if (close != null && close.getReplyCode() == AMQP.NOT_FOUND) {
             return new TopologyException(what + " failed: it does not exist on RabbitMQ (" + close.getReplyText()
-                    + "); declare the topic first with broker.topology().declare(topic)" + consequence);
+                    + "); declare the topic first with broker.topology().declare(topic)");
         }
         if (close != null && close.getReplyCode() == AMQP.ACCESS_REFUSED) {
             return new TopologyException(what + " failed: RabbitMQ refused it (" + close.getReplyText()

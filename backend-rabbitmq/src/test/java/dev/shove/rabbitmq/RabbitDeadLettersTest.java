@@ -39,15 +39,18 @@ class RabbitDeadLettersTest {
     }
 
     @Test
-    @DisplayName("a missing dead-letter queue says to declare the topic")
+    @DisplayName("a missing dead-letter queue says to declare the topic, and not that its letters are safe")
     void notFound() {
         ShoveException e = RabbitDeadLetters.failureOf(
-                WHAT, channelClosed(AMQP.NOT_FOUND, "NOT_FOUND - no queue 'orders-dlq' in vhost '/'"), "");
+                WHAT,
+                channelClosed(AMQP.NOT_FOUND, "NOT_FOUND - no queue 'orders-dlq' in vhost '/'"),
+                ". Nothing is lost");
 
         assertThat(e)
                 .isInstanceOf(TopologyException.class)
                 .hasMessageContaining("does not exist on RabbitMQ")
-                .hasMessageContaining("broker.topology().declare(topic)");
+                .hasMessageContaining("broker.topology().declare(topic)")
+                .hasMessageNotContaining("Nothing is lost");
     }
 
     @Test
