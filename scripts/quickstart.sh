@@ -12,6 +12,8 @@
 #   scripts/quickstart.sh Replay                   #   seeking and start positions,
 #   scripts/quickstart.sh Broadcast                #   broadcast topics,
 #   scripts/quickstart.sh RawGateway               #   raw byte[] payloads
+#   scripts/quickstart.sh DeadLetterReplay         # browsing, replaying and purging dead letters
+#   scripts/quickstart.sh HealthProbes             # health and readiness probes
 #
 # Compiles the examples module and what it depends on in one reactor build (nothing goes to ~/.m2 except the
 # third-party dependencies Maven downloads), then runs the example in a JVM of its own, so its exit code is the

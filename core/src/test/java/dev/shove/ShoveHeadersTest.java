@@ -49,7 +49,8 @@ class ShoveHeadersTest {
                         ShoveHeaders.DEATH_COUNT,
                         ShoveHeaders.EXCEPTION_CLASS,
                         ShoveHeaders.EXCEPTION_MESSAGE,
-                        ShoveHeaders.EXCEPTION_TRACE);
+                        ShoveHeaders.EXCEPTION_TRACE,
+                        ShoveHeaders.REPLAY_COUNT);
         assertThat(ShoveHeaders.PREFIX).isEqualTo("shove-");
     }
 }

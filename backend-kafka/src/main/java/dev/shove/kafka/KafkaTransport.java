@@ -7,6 +7,7 @@ import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectionWatch;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -51,6 +52,9 @@ import org.slf4j.LoggerFactory;
 final class KafkaTransport implements Transport {
     private static final Logger log = LoggerFactory.getLogger(KafkaTransport.class);
 
+    /** How often the connection watch asks the cluster whether it answers (broker.connection(), group health). */
+    static final Duration CONNECTION_CHECK_INTERVAL = Duration.ofSeconds(5);
+
     static final Capabilities CAPABILITIES = Capabilities.builder()
             .durableRetries()
             .durableSequencedRetries()
@@ -72,6 +76,7 @@ final class KafkaTransport implements Transport {
     private final Map<String, Integer> relayUsers = new HashMap<>();
     private final AtomicInteger clientSeq = new AtomicInteger();
     private final AtomicInteger roundRobin = new AtomicInteger();
+    private final ConnectionWatch connectionWatch;
     private volatile boolean closed;
 
     KafkaTransport(KafkaConfig config, TransportContext context) {
@@ -95,6 +100,15 @@ final class KafkaTransport implements Transport {
                     "cannot connect to Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
         }
         this.producer = p;
+        // kafka-clients reconnect on their own and announce nothing: health learns of an outage by asking
+        this.connectionWatch = ConnectionWatch.start(
+                "shove-kafka-connection-watch",
+                context,
+                CONNECTION_CHECK_INTERVAL,
+                () -> topology.ping(
+                        config.apiTimeout().compareTo(CONNECTION_CHECK_INTERVAL) < 0
+                                ? config.apiTimeout()
+                                : CONNECTION_CHECK_INTERVAL));
         log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
     }
 
@@ -496,6 +510,7 @@ final class KafkaTransport implements Transport {
             return;
         }
         closed = true;
+        connectionWatch.close();
         for (KafkaSubscription s : List.copyOf(subscriptions)) {
             s.close();
         }

@@ -129,7 +129,7 @@ final class BatchRecorder<T> implements BatchMessageHandler<T, Object> {
 
     /** Waits (up to the patience) until at least {@code n} batches were handled; returns them. */
     List<Batch<T>> awaitBatches(int n) {
-        harness.await("%d batch(es), saw %d".formatted(n, batches.size()), () -> batches.size() >= n);
+        harness.await(() -> "%d batch(es), saw %d".formatted(n, batches.size()), () -> batches.size() >= n);
         return batches();
     }
 
@@ -142,7 +142,7 @@ final class BatchRecorder<T> implements BatchMessageHandler<T, Object> {
 
     /** Waits (up to the patience) until at least {@code n} dead letters reached {@code handleDead}; returns them. */
     List<Recorder.Death<T>> awaitDeaths(int n) {
-        harness.await("%d dead letter(s), saw %d".formatted(n, deaths.size()), () -> deaths.size() >= n);
+        harness.await(() -> "%d dead letter(s), saw %d".formatted(n, deaths.size()), () -> deaths.size() >= n);
         return deaths();
     }
 

@@ -257,10 +257,15 @@ final class Harness<B> implements AutoCloseable {
 
     /** Polls until {@code condition} holds, failing after the patience with {@code what} in the message. */
     void await(String what, Callable<Boolean> condition) {
+        await(() -> what, condition);
+    }
+
+    /** Like {@link #await(String, Callable)}; {@code what} is made when the wait fails, so it can say what was seen. */
+    void await(Supplier<String> what, Callable<Boolean> condition) {
         try {
             await().until(condition);
         } catch (ConditionTimeoutException e) {
-            throw new AssertionError("waited " + kit.patience() + " for " + what, e);
+            throw new AssertionError("waited " + kit.patience() + " for " + what.get(), e);
         }
     }
 

@@ -160,13 +160,13 @@ final class Recorder<T> implements MessageHandler<T, Object> {
 
     /** Waits (up to the patience) until at least {@code n} calls were made; returns them. */
     List<Call<T>> awaitCalls(int n) {
-        harness.await("%d handler call(s), saw %s".formatted(n, calls.size()), () -> calls.size() >= n);
+        harness.await(() -> "%d handler call(s), saw %d".formatted(n, calls.size()), () -> calls.size() >= n);
         return calls();
     }
 
     /** Waits (up to the patience) until at least {@code n} dead letters reached {@code handleDead}; returns them. */
     List<Death<T>> awaitDeaths(int n) {
-        harness.await("%d dead letter(s), saw %s".formatted(n, deaths.size()), () -> deaths.size() >= n);
+        harness.await(() -> "%d dead letter(s), saw %d".formatted(n, deaths.size()), () -> deaths.size() >= n);
         return deaths();
     }
 

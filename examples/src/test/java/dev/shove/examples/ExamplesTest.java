@@ -566,4 +566,44 @@ class ExamplesTest {
                     .anyMatch(l -> l.startsWith("before start") && l.contains("/health/ready") && l.contains("503"));
         }
     }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("DeadLetterReplay")
+    class DeadLetterReplaying {
+        private final Output output = new Output();
+        private DeadLetterReplay.Result result;
+
+        @BeforeAll
+        void run() {
+            result = DeadLetterReplay.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("browsing shows each dead letter with why it died")
+        void browse() {
+            assertThat(output.lines())
+                    .anyMatch(l -> l.startsWith("dead: p-2 ")
+                            && l.contains(DeadLetterReplay.UnsupportedCurrencyException.class.getName())
+                            && l.contains("the ledger cannot book CHF"))
+                    .anyMatch(l -> l.startsWith("dead: p-3 rejected: negative amount"));
+        }
+
+        @Test
+        @DisplayName("the dry run reports the CHF payments and moves nothing; the replay then moves and books them")
+        void replay() {
+            assertThat(result.wouldMove()).isEqualTo(2);
+            assertThat(result.wasDryRun()).isTrue();
+            assertThat(result.replayed()).isEqualTo(2);
+            assertThat(result.booked()).containsExactlyInAnyOrder("p-1", "p-2", "p-4", "p-5");
+        }
+
+        @Test
+        @DisplayName("the purge removes the rejected payment and the queue ends empty")
+        void purge() {
+            assertThat(result.purged()).isEqualTo(1);
+            assertThat(result.left()).isZero();
+            assertThat(result.problems()).isEmpty();
+        }
+    }
 }

@@ -46,7 +46,8 @@ class ModulePathTest {
                 "Replay",
                 "Broadcast",
                 "RawGateway",
-                "HealthProbes"
+                "HealthProbes",
+                "DeadLetterReplay"
             })
     @DisplayName("the example runs on the module path and exits 0")
     void runsOnModulePath(String example) throws IOException, InterruptedException {
