@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The delivery tags of one consumer channel that were delivered and are not yet acknowledged or returned, and the
- * planning that turns a batch of settled tags into as few frames as possible.
+ * The delivery tags of one channel (a consumer's, or a dead-letter scan's) that were delivered and are not yet
+ * acknowledged or returned, and the planning that turns a batch of settled tags into as few frames as possible.
  *
  * <p>Why: {@code basic.ack} with {@code multiple=true} acknowledges <em>every</em> unacknowledged tag up to the
  * given one, and roughly doubles a consumer's throughput against one ack per message. It may only cover tags the
@@ -19,7 +19,7 @@ import java.util.TreeSet;
  * tag, and single acks for the rest. Returns ({@code basic.nack} with requeue) are planned first, so the multiple-ack
  * sent after them never covers a returned tag.
  *
- * <p>Not thread-safe: its subscription guards it.
+ * <p>Not thread-safe: its subscription guards it (a scan is used by one thread at a time).
  */
 final class AckLedger {
     /** What to write for one batch: nacks first, then the multiple-ack (if any), then single acks. */

@@ -25,6 +25,7 @@ import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -531,6 +532,38 @@ final class RabbitMqTransport implements Transport {
         } finally {
             RabbitTopology.closeQuietly(channel);
         }
+    }
+
+    /**
+     * The topic's dead-letter queue. The group does not matter on RabbitMQ: a topic has one dead-letter queue, and
+     * the consumers of every group compete for its messages.
+     */
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String queue = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        return new RabbitDeadLetters(this, topic.name(), queue);
+    }
+
+    /** A channel of its own for {@code purpose} (in words, for the error when there is none). */
+    Channel openChannel(String purpose) {
+        checkOpen();
+        Channel channel;
+        try {
+            channel = connection.createChannel();
+        } catch (IOException | ShutdownSignalException e) {
+            throw new BrokerUnavailableException(
+                    purpose + " failed: the RabbitMQ connection is down (" + RabbitTopology.describe(e)
+                            + "); it recovers by itself, try again later",
+                    e);
+        }
+        if (channel == null) {
+            throw new BrokerUnavailableException(
+                    purpose + " failed: RabbitMQ refused a channel, the connection's channel limit is reached");
+        }
+        return channel;
     }
 
     @Override

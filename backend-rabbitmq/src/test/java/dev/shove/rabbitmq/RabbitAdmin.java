@@ -2,6 +2,7 @@ package dev.shove.rabbitmq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -144,6 +145,17 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
 
     boolean exists(String queue) throws IOException, InterruptedException {
         return managementGet("/api/queues/" + vhost() + "/" + queue).statusCode() == 200;
+    }
+
+    /** Publishes one message straight to a queue (through the default exchange) and waits for the broker's confirm. */
+    void publish(String queue, AMQP.BasicProperties properties, byte[] body) throws IOException, InterruptedException {
+        try (Channel ch = connection().createChannel()) {
+            ch.confirmSelect();
+            ch.basicPublish("", queue, true, properties, body);
+            ch.waitForConfirmsOrDie(10_000);
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
     }
 
     /** Takes one message off a queue (acknowledged), or null. */

@@ -4,6 +4,7 @@ import dev.shove.BrokerConfig;
 import dev.shove.Topic;
 import dev.shove.conformance.BrokerConformance;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -77,6 +78,11 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
         @Override
         public QueueStats stats(Topic<?> topic) {
             return delegate.stats(topic);
+        }
+
+        @Override
+        public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+            return delegate.deadLetters(topic, group);
         }
 
         @Override
