@@ -459,17 +459,21 @@ final class RabbitMqTransport implements Transport {
             return new QueueStats(0, 0); // nothing waits for a group: each subscriber has a queue of its own
         }
         List<String> queues = new ArrayList<>();
+        List<String> holds = new ArrayList<>();
         topic.sequencing()
                 .ifPresentOrElse(
                         s -> {
                             for (int i = 0; i < s.routingShards(); i++) {
                                 queues.add(topic.shardName(i));
+                                topic.shardHoldTiers(i).forEach(tier -> holds.add(tier.queue()));
                             }
                         },
-                        () -> queues.add(topic.name()));
+                        () -> {
+                            queues.add(topic.name());
+                            topic.holdTiers().forEach(tier -> holds.add(tier.queue()));
+                        });
         // Ready and held counts from passive declares: current at once, where the management API's statistics lag
         // by 5-7 seconds. Only the unacknowledged count needs the management API.
-        List<String> holds = topic.holdTiers().stream().map(HoldTier::queue).toList();
         long[] counts = passiveCounts(topic, queues, holds);
         long inFlight = 0;
         ManagementApi api = management;

@@ -80,7 +80,7 @@ class RabbitMqResilienceIT {
                     .until(() -> survivor.unwrap(RabbitMqTransport.class)
                             .orElseThrow()
                             .stats(topic)
-                            .equals(new dev.shove.spi.QueueStats(0, 0)));
+                            .equals(new dev.shove.spi.QueueStats(0, 0, 0)));
             assertThat(survivorGroup.stop(Duration.ofSeconds(10)).isClean()).isTrue();
         }
         assertThat(survivorSaw).hasSize(1);

@@ -245,7 +245,7 @@ class RabbitMqSettlementIT {
             RabbitMqTransport viaApi = broker.unwrap(RabbitMqTransport.class).orElseThrow();
             RabbitMqTransport viaDeclare =
                     passive.unwrap(RabbitMqTransport.class).orElseThrow();
-            assertThat(viaDeclare.stats(topic)).isEqualTo(new QueueStats(7, 0));
+            assertThat(viaDeclare.stats(topic)).isEqualTo(new QueueStats(7, 0, 0));
             Topic<Order> sequenced = Topic.builder(admin.unique("stats-seq"), Order.class)
                     .holdQueue(Duration.ofSeconds(1))
                     .dlq()
@@ -259,7 +259,7 @@ class RabbitMqSettlementIT {
                             IntStream.range(0, 9)
                                     .mapToObj(i -> new Order("k" + i, i))
                                     .toList());
-            assertThat(viaDeclare.stats(sequenced)).as("summed over the shards").isEqualTo(new QueueStats(9, 0));
+            assertThat(viaDeclare.stats(sequenced)).as("summed over the shards").isEqualTo(new QueueStats(9, 0, 0));
             // The management API refreshes queue statistics every few seconds.
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> viaApi.stats(topic).ready() == 7);
