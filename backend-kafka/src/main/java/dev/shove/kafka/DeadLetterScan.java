@@ -33,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.IllegalGenerationException;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.StaleMemberEpochException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
@@ -199,12 +200,12 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
             }
             removed.computeIfAbsent(part.tp.partition(), p -> new TreeSet<>()).add(d.offset());
         }
+        List<CompletableFuture<Void>> appends = new ArrayList<>();
+        Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
         boolean reread = false;
         try {
             requireNoMembers();
             requireUnmoved(removed);
-            Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
-            List<CompletableFuture<Void>> appends = new ArrayList<>();
             for (Map.Entry<Integer, NavigableSet<Long>> e : removed.entrySet()) {
                 Part part = parts.get(indexOf(e.getKey()));
                 long last = e.getValue().last();
@@ -215,25 +216,27 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
                 commits.put(part.tp, new OffsetAndMetadata(last + 1));
             }
             awaitAppends(appends);
-            commit(commits, appends.size());
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> c : commits.entrySet()) {
-                Part part = part(c.getKey().partition());
-                part.next = c.getValue().offset();
-                part.committed = c.getValue().offset();
-            }
-            if (appends.size() > 0) {
-                log.info(
-                        "re-appended {} dead letters of '{}' kept before removed ones, for group '{}'",
-                        appends.size(),
-                        queue,
-                        groupId);
-            }
         } catch (KafkaException e) {
-            throw KafkaDeadLetters.failure("removing dead letters from '" + queue + "'", e);
+            throw notRemoved(KafkaDeadLetters.failure("removing dead letters from '" + queue + "'", e), appends.size());
+        } catch (BrokerUnavailableException e) {
+            throw notRemoved(e, appends.size());
         } finally {
             if (reread && current >= 0 && current < parts.size()) {
                 readFrom(parts.get(current).tp, fetchFrom); // where the pass was before it re-read
             }
+        }
+        commit(commits, appends.size());
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> c : commits.entrySet()) {
+            Part part = parts.get(indexOf(c.getKey().partition()));
+            part.next = c.getValue().offset();
+            part.committed = c.getValue().offset();
+        }
+        if (!appends.isEmpty()) {
+            log.info(
+                    "re-appended {} dead letters of '{}' kept before removed ones, for group '{}'",
+                    appends.size(),
+                    queue,
+                    groupId);
         }
     }
 
@@ -250,7 +253,7 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
             throw KafkaDeadLetters.failure("describing group '" + groupId + "'", cause);
         }
         if (members > 0) {
-            throw activeMembers(members == 1 ? "1 member" : members + " members", 0);
+            throw activeMembers(members == 1 ? "1 member" : members + " members", 0, null);
         }
     }
 
@@ -295,6 +298,7 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
         }
     }
 
+    /** Waits for the re-appended records; a failure here leaves every dead letter in place. */
     private void awaitAppends(List<CompletableFuture<Void>> appends) {
         long deadline = System.nanoTime()
                 + transport.config().deliveryTimeout().plus(apiTimeout).toNanos();
@@ -304,17 +308,19 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BrokerUnavailableException(notRemoved("interrupted while appending again", appends.size()), e);
+            throw new BrokerUnavailableException(
+                    "interrupted while appending again dead letters of '" + queue + "'", e);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            ShoveException f =
-                    KafkaDeadLetters.failure("appending again the dead letters kept before removed ones", cause);
-            throw f instanceof BrokerUnavailableException
-                    ? new BrokerUnavailableException(notRemoved(f.getMessage(), appends.size()), cause)
-                    : new ShoveException(notRemoved(f.getMessage(), appends.size()), cause);
+            throw KafkaDeadLetters.failure(
+                    "appending again the dead letters of '" + queue + "' kept before removed ones", cause);
         }
     }
 
+    /**
+     * Commits past the removed records. A refusal because the group has members is the error of {@link
+     * #requireNoMembers} (a member joined since); a commit that timed out may have been applied or not.
+     */
     private void commit(Map<TopicPartition, OffsetAndMetadata> commits, int appended) {
         try {
             consumer.commitSync(commits, apiTimeout);
@@ -323,34 +329,47 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
                 | IllegalGenerationException
                 | RebalanceInProgressException
                 | StaleMemberEpochException e) {
-            throw activeMembers("it refused the commit from outside the group", appended);
+            throw activeMembers("it refused the commit from outside the group", appended, e);
+        } catch (org.apache.kafka.common.errors.TimeoutException | InterruptException e) {
+            throw new BrokerUnavailableException(
+                    "committing group '" + groupId + "' past removed dead letters of '" + queue + "' did not finish"
+                            + " (" + e + "); the removal may or may not have taken effect: browse the dead letters"
+                            + " to see which are left" + twice(appended),
+                    e);
         } catch (KafkaException e) {
-            ShoveException f =
-                    KafkaDeadLetters.failure("committing group '" + groupId + "' past removed dead letters", e);
-            throw f instanceof BrokerUnavailableException
-                    ? new BrokerUnavailableException(notRemoved(f.getMessage(), appended), e)
-                    : new ShoveException(notRemoved(f.getMessage(), appended), e);
+            throw notRemoved(
+                    KafkaDeadLetters.failure("committing group '" + groupId + "' past removed dead letters", e),
+                    appended);
         }
     }
 
-    private IllegalStateException activeMembers(String members, int appended) {
-        return new IllegalStateException(notRemoved(
-                ("cannot remove dead letters from '%s': Kafka group '%s' has active members (%s): the dead-letter consumer of group"
-                                + " '%s' runs, and Kafka takes offsets from outside a group only while it is empty."
-                                + " Stop that dead-letter consumer, or register the topic with"
-                                + " noDeadLetterConsumer(), and run again")
-                        .formatted(queue, groupId, members, group),
-                appended));
+    private IllegalStateException activeMembers(String members, int appended, @Nullable Throwable cause) {
+        String message = ("cannot remove dead letters from '%s': Kafka group '%s' has active members (%s): the"
+                        + " dead-letter consumer of group '%s' runs, and Kafka takes offsets from outside a group only"
+                        + " while it is empty. Stop that dead-letter consumer, or register the topic with"
+                        + " noDeadLetterConsumer(), and run again")
+                .formatted(queue, groupId, members, group);
+        return new IllegalStateException(message + nothingRemoved(appended), cause);
     }
 
-    /** A failed removal's message, with what it leaves behind: nothing is lost. */
-    private String notRemoved(String message, int appended) {
-        return message + ". Nothing was removed: copies already published stay published and every dead letter is"
-                + " still in '" + queue + "'"
-                + (appended > 0
-                        ? " (up to " + appended + " dead letters kept before removed ones were appended again, so may"
-                                + " be there twice)"
-                        : "");
+    /** A failure before the commit, with what it leaves behind: nothing removed, nothing lost. */
+    private ShoveException notRemoved(ShoveException failure, int appended) {
+        String message = failure.getMessage() + nothingRemoved(appended);
+        return failure.isRetriable()
+                ? new BrokerUnavailableException(message, failure.getCause())
+                : new ShoveException(message, failure.getCause());
+    }
+
+    private String nothingRemoved(int appended) {
+        return ". Nothing was removed: copies already published stay published and every dead letter is still in '"
+                + queue + "'" + twice(appended);
+    }
+
+    private static String twice(int appended) {
+        return appended > 0
+                ? " (up to " + appended + " dead letters kept before removed ones were appended again, so may be"
+                        + " there twice)"
+                : "";
     }
 
     private @Nullable Part part(int partition) {
