@@ -319,9 +319,10 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
 
     /**
      * Commits past the removed records. A refusal because the group has members is the error of {@link
-     * #requireNoMembers} (a member joined since); a commit that timed out may have been applied or not.
+     * #requireNoMembers} (a member joined since); a commit that timed out may have been applied or not. Package-private
+     * so a test can commit with a member that joined after the check.
      */
-    private void commit(Map<TopicPartition, OffsetAndMetadata> commits, int appended) {
+    void commit(Map<TopicPartition, OffsetAndMetadata> commits, int appended) {
         try {
             consumer.commitSync(commits, apiTimeout);
         } catch (CommitFailedException

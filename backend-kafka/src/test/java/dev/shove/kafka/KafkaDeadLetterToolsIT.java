@@ -9,6 +9,9 @@ import dev.shove.DeadLetterException;
 import dev.shove.DeadLetterOptions;
 import dev.shove.DeadLetterQueue;
 import dev.shove.Topic;
+import dev.shove.spi.TransportContext;
+import dev.shove.spi.WireHeaders;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +35,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dead-letter tools on Kafka beyond the kit: what removing from the middle of a partition does to the log, the
- * refusal while the group's dead-letter consumer is a member, and where a group stands once retention passed it. The dead letters are written straight to a dead-letter
+ * refusal while the group's dead-letter consumer is a member (found before anything moves, or by Kafka refusing the
+ * commit), and where a group stands once retention passed it. The dead letters are written straight to a dead-letter
  * topic of one partition, so their offsets are known.
  */
 class KafkaDeadLetterToolsIT {
@@ -100,6 +104,33 @@ class KafkaDeadLetterToolsIT {
             assertThat(letters.count()).hasValue(3);
         }
         assertThat(kafka.endOffset(dlq)).isEqualTo(3);
+        assertThat(committed(dlq, groupId)).isNull();
+    }
+
+    @Test
+    @DisplayName("a commit Kafka refuses because a member joined after the check gives the same error, and commits"
+            + " nothing")
+    void commitRefusedByAMemberThatJoinedLate() throws Exception {
+        Topic<Msg> topic = topic("dlt-late-member");
+        String dlq = topic.dlq().orElseThrow();
+        String groupId = topic.name() + "-dlq";
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (KafkaTransport transport = new KafkaTransport(
+                kafka.config(1), new TransportContext(meters, "dlt-test", new WireHeaders(meters)))) {
+            transport.declare(topic);
+            writeDeadLetters(dlq, 2);
+            try (DeadLetterScan scan = (DeadLetterScan)
+                            transport.deadLetters(topic, topic.name()).scan();
+                    KafkaConsumer<byte[], byte[]> member = joinedMember(dlq, groupId)) {
+
+                assertThatThrownBy(() -> scan.commit(Map.of(new TopicPartition(dlq, 0), new OffsetAndMetadata(1)), 0))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("Kafka group '" + groupId + "' has active members")
+                        .hasMessageContaining("noDeadLetterConsumer()")
+                        .hasMessageContaining("Nothing was removed");
+                assertThat(member.assignment()).isNotEmpty();
+            }
+        }
         assertThat(committed(dlq, groupId)).isNull();
     }
 
