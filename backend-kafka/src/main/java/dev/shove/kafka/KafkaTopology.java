@@ -26,9 +26,11 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -291,6 +293,71 @@ final class KafkaTopology implements AutoCloseable {
             lag += Math.max(0, e.getValue().offset() - from);
         }
         return lag;
+    }
+
+    /**
+     * Where consumer group {@code group} stands in each partition of {@code topic}: its committed offset, where its
+     * next read begins (the committed offset, or where a member without one starts: the log start, or the end when
+     * {@code newGroupsFromEnd}; never before the log start, as retention may have passed the committed offset) and the
+     * end offset. In partition order; an empty list when the topic does not exist.
+     */
+    List<GroupPosition> positions(String topic, String group, boolean newGroupsFromEnd)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        int n = partitions(topic);
+        if (n < 0) {
+            return List.of();
+        }
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+            earliest.put(new TopicPartition(topic, i), OffsetSpec.earliest());
+        }
+        // Committed offsets before end offsets: a commit is never past an end offset read after it.
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(timeoutMs(), TimeUnit.MILLISECONDS);
+        KafkaFuture<Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo>> startsFuture =
+                admin.listOffsets(earliest).all();
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                admin.listOffsets(latest).all().get(timeoutMs(), TimeUnit.MILLISECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts =
+                startsFuture.get(timeoutMs(), TimeUnit.MILLISECONDS);
+        List<GroupPosition> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            TopicPartition tp = new TopicPartition(topic, i);
+            OffsetAndMetadata c = committed.get(tp);
+            long start = starts.get(tp).offset();
+            long end = ends.get(tp).offset();
+            long from = c != null ? Math.max(c.offset(), start) : newGroupsFromEnd ? end : start;
+            out.add(new GroupPosition(tp, c == null ? null : c.offset(), Math.min(from, end), end));
+        }
+        return out;
+    }
+
+    /** A group's position in one partition ({@link #positions}): {@code committed} is null when it has none. */
+    record GroupPosition(TopicPartition partition, @Nullable Long committed, long next, long end) {
+        /** How many records the group has yet to read in the partition. */
+        long unread() {
+            return end - next;
+        }
+    }
+
+    /** How many members consumer group {@code group} has now; 0 when it does not exist. */
+    int members(String group) throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            return admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
+                    .get(timeoutMs(), TimeUnit.MILLISECONDS)
+                    .members()
+                    .size();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return 0;
+            }
+            throw e;
+        }
     }
 
     void ping(Duration timeout) {

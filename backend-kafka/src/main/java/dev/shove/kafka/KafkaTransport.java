@@ -8,6 +8,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.ConnectionWatch;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka transport: one Admin client (topology, lag), one idempotent producer shared by publishing, settlement
- * copies and the hold relays, and one {@link KafkaSubscription} (one {@code KafkaConsumer}) per consumer. Runs a
+ * copies, the hold relays and the dead-letter tools, and one {@link KafkaSubscription} (one {@code KafkaConsumer}) per
+ * consumer; the dead-letter tools ({@link KafkaDeadLetters}) read with a consumer per pass. Runs a
  * {@link HoldRelay} per unsequenced topic while any consumer of that topic is open in this process. Thread-safe.
  */
 final class KafkaTransport implements Transport {
@@ -313,6 +315,23 @@ final class KafkaTransport implements Transport {
         }
     }
 
+    /** Appends a record as it is; the future completes when the broker acknowledged it, or with the error. */
+    CompletableFuture<Void> append(ProducerRecord<byte[], byte[]> record) {
+        CompletableFuture<Void> acked = new CompletableFuture<>();
+        try {
+            producer.send(record, (metadata, error) -> {
+                if (error == null) {
+                    acked.complete(null);
+                } else {
+                    acked.completeExceptionally(error);
+                }
+            });
+        } catch (RuntimeException e) {
+            acked.completeExceptionally(e);
+        }
+        return acked;
+    }
+
     private static byte[] ascii(long value) {
         return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
     }
@@ -325,7 +344,7 @@ final class KafkaTransport implements Transport {
         Topic<?> topic = request.topic();
         topology.requireExists(request.queue());
         boolean main = request.source() == SubscriptionRequest.Source.MAIN;
-        String groupId = main ? request.group() : request.group() + "-dlq";
+        String groupId = main ? request.group() : deadLetterGroupId(request.group());
         if (main) {
             groupsByTopic
                     .computeIfAbsent(topic.name(), t -> ConcurrentHashMap.newKeySet())
@@ -364,6 +383,11 @@ final class KafkaTransport implements Transport {
                     joinTimeout);
         }
         return subscription;
+    }
+
+    /** The Kafka group id of group {@code group}'s dead-letter consumer: its own group, so it has its own offsets. */
+    static String deadLetterGroupId(String group) {
+        return group + "-dlq";
     }
 
     private static boolean needsRelay(Topic<?> topic) {
@@ -456,6 +480,21 @@ final class KafkaTransport implements Transport {
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         return p;
+    }
+
+    // ---------------------------------------------------------------- dead-letter tools
+
+    /**
+     * The topic's dead-letter topic as group {@code group}'s dead-letter consumer sees it: Kafka group {@code
+     * {group}-dlq}, the group that consumer subscribes with.
+     */
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String dlq = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        return new KafkaDeadLetters(this, dlq, group, deadLetterGroupId(group));
     }
 
     // ---------------------------------------------------------------- stats, ping, close
