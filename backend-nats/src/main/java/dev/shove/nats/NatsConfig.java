@@ -129,6 +129,7 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         @Nullable
         Duration streamMaxAge = DEFAULT_STREAM_MAX_AGE;
 
+        long streamMaxMessages = -1;
         Duration duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
         Duration shardLease = DEFAULT_SHARD_LEASE;
 
@@ -337,6 +338,13 @@ public final class NatsConfig implements BrokerConfig<Nats> {
     /** How long streams keep messages; empty when they keep them until removed by hand. */
     public Optional<Duration> streamMaxAge() {
         return Optional.ofNullable(v.streamMaxAge);
+    }
+
+    /** How many messages new streams keep at most (the oldest go first); empty when the count is unlimited. */
+    public java.util.OptionalLong streamMaxMessages() {
+        return v.streamMaxMessages < 0
+                ? java.util.OptionalLong.empty()
+                : java.util.OptionalLong.of(v.streamMaxMessages);
     }
 
     /** The streams' {@code duplicate_window}, within which a {@code Nats-Msg-Id} is published once. */
@@ -558,6 +566,18 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
+        /**
+         * How many messages new streams keep at most (default unlimited): past it the oldest are removed, read or not,
+         * so set it well above any backlog a group may build up.
+         */
+        public Builder streamMaxMessages(long maxMessages) {
+            if (maxMessages < 1) {
+                throw new IllegalArgumentException("NATS streamMaxMessages must be at least 1, was " + maxMessages);
+            }
+            values.streamMaxMessages = maxMessages;
+            return this;
+        }
+
         /** The {@code duplicate_window} of new streams (default 2 min, at most 1 day). */
         public Builder duplicateWindow(Duration window) {
             values.duplicateWindow = Bounds.positive("NATS duplicateWindow", window);
@@ -637,6 +657,9 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         b.append(", storage=").append(v.storage);
         b.append(", replicas=").append(v.replicas);
         b.append(", streamMaxAge=").append(v.streamMaxAge == null ? "none" : v.streamMaxAge);
+        if (v.streamMaxMessages > 0) {
+            b.append(", streamMaxMessages=").append(v.streamMaxMessages);
+        }
         b.append(", duplicateWindow=").append(v.duplicateWindow);
         b.append(", shardLease=").append(v.shardLease);
         b.append(", apiTimeout=").append(v.apiTimeout);

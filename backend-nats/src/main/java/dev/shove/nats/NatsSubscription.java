@@ -104,6 +104,13 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     /** How long a delivery whose copy failed stays unsettled before it is returned (no hot loop on a broken DLQ). */
     static final Duration FAILED_COPY_RETURN_DELAY = Duration.ofSeconds(1);
 
+    /**
+     * The delay of a returned delivery's nak. A plain nak of the last message a consumer delivered makes server 2.9
+     * rewind the consumer and deliver the message again as new (delivery count 1, not flagged redelivered); a nak with
+     * a delay keeps it a redelivery.
+     */
+    static final Duration RETURN_DELAY = Duration.ofMillis(1);
+
     /** How long {@link #close()} waits for queued settlements and copies in flight. */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -593,6 +600,15 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                 count = count - 1;
             }
             long sequence = meta.streamSequence();
+            if (log.isDebugEnabled()) {
+                log.debug(
+                        "{} received {} (delivered {} times) from {} reply {}",
+                        request.consumerId(),
+                        sequence,
+                        delivered,
+                        source,
+                        m.getReplyTo());
+            }
             if (source.kind == Kind.SHARD) {
                 long[] wait = waits.get(sequence);
                 if (wait != null) {
@@ -642,11 +658,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
 
     private void park(Message m, long remainingMillis) {
         try {
-            if (remainingMillis > 0) {
-                m.nakWithDelay(Duration.ofMillis(remainingMillis));
-            } else {
-                m.nak();
-            }
+            m.nakWithDelay(remainingMillis > 0 ? Duration.ofMillis(remainingMillis) : RETURN_DELAY);
         } catch (RuntimeException e) {
             log.debug(
                     "{}: parking a retry copy failed ({}); the server delivers it again after ack_wait",
@@ -657,7 +669,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
 
     private static void nakQuietly(Message m) {
         try {
-            m.nak();
+            m.nakWithDelay(RETURN_DELAY);
         } catch (RuntimeException e) {
             log.debug("nak failed: {}", e.toString());
         }
@@ -820,11 +832,14 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         batch.sort(Comparator.comparing((Op o) -> o.ack()).thenComparingLong(o -> o.delivery().streamSequence));
         @Nullable Throwable failure = null;
         for (Op op : batch) {
+            if (log.isDebugEnabled()) {
+                log.debug("{} {} {}", request.consumerId(), op.ack() ? "acks" : "naks", op.delivery());
+            }
             try {
                 if (op.ack()) {
                     op.delivery().message.ack();
                 } else {
-                    op.delivery().message.nak();
+                    op.delivery().message.nakWithDelay(RETURN_DELAY);
                 }
             } catch (RuntimeException e) {
                 failure = e;
@@ -1088,6 +1103,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             s.unsubscribe();
             sources.remove(s);
         }
+        // what a puller handed over while the engine was already moving: read again from the new position
+        forget(sink.withdraw(d -> d instanceof NatsDelivery n && moving.contains(n.source)));
         // acks already queued go to the consumers they belong to before those are replaced
         drainSettlements();
         for (Source s : moving) {
@@ -1147,6 +1164,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         }
         for (Source s : sources) {
             s.stop();
+            // no pull request may stay open on the server: it would take messages returned meanwhile
+            s.unsubscribe();
         }
         roomLock.lock();
         try {
@@ -1198,6 +1217,21 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         }
         if (leases != null) {
             leases.close();
+        }
+        if (log.isDebugEnabled()) {
+            for (Source s : sources) {
+                ConsumerInfo ci = transport.topology().consumerInfo(s.stream, s.consumer, what);
+                if (ci != null) {
+                    log.debug(
+                            "closing {}: delivered {} ackfloor {} ackpending {} redelivered {} pending {}",
+                            s,
+                            ci.getDelivered(),
+                            ci.getAckFloor(),
+                            ci.getNumAckPending(),
+                            ci.getRedelivered(),
+                            ci.getNumPending());
+                }
+            }
         }
         List<Op> unwritten = new ArrayList<>();
         settleLock.lock();

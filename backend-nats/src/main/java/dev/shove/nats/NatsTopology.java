@@ -184,6 +184,7 @@ final class NatsTopology {
                 .replicas(config.replicas())
                 .duplicateWindow(config.duplicateWindow());
         config.streamMaxAge().ifPresent(b::maxAge);
+        config.streamMaxMessages().ifPresent(b::maxMessages);
         try {
             jsm.addStream(b.build());
             log.info("created stream '{}' of {} with subjects {}", name, what, subjects);
@@ -247,6 +248,7 @@ final class NatsTopology {
         ConsumerInfo info = consumerInfo(stream, name, what);
         if (info == null) {
             try {
+                log.debug("creating consumer '{}' on stream '{}'", name, stream);
                 return jsm.addOrUpdateConsumer(stream, wanted);
             } catch (JetStreamApiException e) {
                 ConsumerInfo raced = consumerInfo(stream, name, what);
@@ -348,6 +350,7 @@ final class NatsTopology {
 
     /** Deletes a consumer; a missing one is fine. */
     void deleteConsumer(String queue, String name) {
+        log.debug("deleting consumer '{}' on stream '{}'", name, stream(queue));
         try {
             jsm.deleteConsumer(stream(queue), name);
         } catch (JetStreamApiException e) {
