@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyManagementException;
 import java.security.KeyStore;
 import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.Map;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -30,7 +34,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why a wrapping context: jnats opens its TLS socket without an endpoint identification algorithm, so a certificate
  * of any host signed by a trusted authority would be accepted. The wrapper sets {@code HTTPS} identification (RFC 2818
- * host name checks) on every socket the context creates.
+ * host name checks) on every socket the context creates. jnats also resolves a server's host name itself and opens
+ * the TLS socket with the address it connected to; the wrapper gives the socket the configured host name back (an
+ * address the config's servers resolved to maps to that server's name), so that the certificate is checked against
+ * the name the application asked for.
  */
 final class NatsTls {
     private NatsTls() {}
@@ -46,7 +53,23 @@ final class NatsTls {
                             + "); check the files and their passwords in NatsConfig",
                     e);
         }
-        return config.isTlsHostnameVerification() ? new Verifying(base) : base;
+        return config.isTlsHostnameVerification() ? new Verifying(base, hostsByAddress(config)) : base;
+    }
+
+    /** The configured servers' host names by the addresses they resolve to now. */
+    private static Map<String, String> hostsByAddress(NatsConfig config) {
+        Map<String, String> hosts = new HashMap<>();
+        for (String server : config.servers()) {
+            String host = URI.create(server).getHost();
+            try {
+                for (InetAddress address : InetAddress.getAllByName(host)) {
+                    hosts.putIfAbsent(address.getHostAddress(), host);
+                }
+            } catch (UnknownHostException e) {
+                // not resolvable now: jnats will fail to connect to it, and say so
+            }
+        }
+        return Map.copyOf(hosts);
     }
 
     private static SSLContext fromStores(NatsConfig config) throws GeneralSecurityException, IOException {
@@ -85,16 +108,18 @@ final class NatsTls {
 
     /** A context whose client sockets check the server's host name. */
     private static final class Verifying extends SSLContext {
-        Verifying(SSLContext delegate) {
-            super(new Spi(delegate), delegate.getProvider(), delegate.getProtocol());
+        Verifying(SSLContext delegate, Map<String, String> hosts) {
+            super(new Spi(delegate, hosts), delegate.getProvider(), delegate.getProtocol());
         }
     }
 
     private static final class Spi extends SSLContextSpi {
         private final SSLContext delegate;
+        private final Map<String, String> hosts;
 
-        Spi(SSLContext delegate) {
+        Spi(SSLContext delegate, Map<String, String> hosts) {
             this.delegate = delegate;
+            this.hosts = hosts;
         }
 
         @Override
@@ -104,7 +129,7 @@ final class NatsTls {
 
         @Override
         protected SSLSocketFactory engineGetSocketFactory() {
-            return new VerifyingFactory(delegate.getSocketFactory());
+            return new VerifyingFactory(delegate.getSocketFactory(), hosts);
         }
 
         @Override
@@ -142,9 +167,11 @@ final class NatsTls {
 
     private static final class VerifyingFactory extends SSLSocketFactory {
         private final SSLSocketFactory delegate;
+        private final Map<String, String> hosts;
 
-        VerifyingFactory(SSLSocketFactory delegate) {
+        VerifyingFactory(SSLSocketFactory delegate, Map<String, String> hosts) {
             this.delegate = delegate;
+            this.hosts = hosts;
         }
 
         private static Socket identify(Socket socket) {
@@ -168,7 +195,7 @@ final class NatsTls {
 
         @Override
         public Socket createSocket(Socket s, String host, int port, boolean autoClose) throws IOException {
-            return identify(delegate.createSocket(s, host, port, autoClose));
+            return identify(delegate.createSocket(s, hosts.getOrDefault(host, host), port, autoClose));
         }
 
         @Override

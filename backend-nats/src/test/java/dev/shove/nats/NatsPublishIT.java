@@ -104,8 +104,7 @@ class NatsPublishIT {
             assertThatThrownBy(() -> broker.topology().declare(topic))
                     .isInstanceOf(TopologyException.class)
                     .hasMessageContaining(name)
-                    .hasMessageContaining("WorkQueue")
-                    .hasMessageContaining("limits retention");
+                    .hasMessageContaining("workqueue retention, but shove needs limits retention");
         }
     }
 
