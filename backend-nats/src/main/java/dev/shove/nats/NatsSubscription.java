@@ -344,6 +344,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         final Thread thread;
         volatile @Nullable JetStreamSubscription sub;
         volatile boolean stopped;
+        /** The stream sequences of this source's deliveries not settled yet: a second delivery of one is dropped. */
+        final Set<Long> held = ConcurrentHashMap.newKeySet();
 
         Source(Kind kind, String queue, String streamQueue, int shard, String consumer) {
             this.kind = kind;
@@ -541,24 +543,29 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         }
     }
 
-    /** Takes one place in the window: from the reservation if any is left, else waits for room. */
-    private boolean take(int[] reservation, Source source) throws InterruptedException {
+    /**
+     * Takes up to {@code wanted} places in the window: first from the reservation, then from the free room, waiting
+     * for room when there is none; 0 when the source stopped meanwhile.
+     */
+    private int take(int wanted, int[] reservation, Source source) throws InterruptedException {
         roomLock.lock();
         try {
-            if (reservation[0] > 0) {
-                reservation[0]--;
-                reserved--;
-                outstanding++;
-                return true;
+            int fromReservation = Math.min(wanted, reservation[0]);
+            reservation[0] -= fromReservation;
+            reserved -= fromReservation;
+            outstanding += fromReservation;
+            if (fromReservation > 0 && fromReservation == wanted) {
+                return fromReservation;
             }
-            while (window - outstanding - reserved <= 0) {
+            while (fromReservation == 0 && window - outstanding - reserved <= 0) {
                 if (source.stopped || paused) {
-                    return false;
+                    return 0;
                 }
                 roomChanged.awaitNanos(SLICE_NANOS);
             }
-            outstanding++;
-            return true;
+            int fromRoom = Math.max(0, Math.min(wanted - fromReservation, window - outstanding - reserved));
+            outstanding += fromRoom;
+            return fromReservation + fromRoom;
         } finally {
             roomLock.unlock();
         }
@@ -588,6 +595,12 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             }
             NatsJetStreamMetaData meta = m.metaData();
             long delivered = meta.deliveredCount();
+            if (source.acks() && source.held.contains(meta.streamSequence())) {
+                // Server 2.9 sometimes delivers a message again while the first delivery is still here (a parked copy
+                // when its delay ends); the first one's settlement settles both, so this one is dropped.
+                log.debug("{}: dropped a second delivery of {} from {}", what, meta.streamSequence(), source);
+                continue;
+            }
             Map<String, String> headers = NatsMessages.fromNats(m);
             int count = (int) Math.min(Integer.MAX_VALUE, delivered);
             if (source.kind == Kind.RETRY) {
@@ -622,6 +635,9 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             if (source.kind == Kind.SHARD && waits.containsKey(sequence)) {
                 d.waitStored = true;
             }
+            if (source.acks()) {
+                source.held.add(sequence);
+            }
             ready.add(d);
         }
         if (ready.isEmpty()) {
@@ -630,30 +646,35 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         if (source.acks()) {
             unsettled.addAll(ready);
         }
-        int taken = 0;
-        for (NatsDelivery d : ready) {
-            if (!take(reservation, source)) {
-                break;
-            }
-            taken++;
-        }
-        deliverLock.lock();
-        try {
-            if (paused || source.stopped || taken < ready.size()) {
-                // Stopped meanwhile: give them back to the server for another consumer.
-                free(taken);
-                for (NatsDelivery d : ready) {
-                    unsettled.remove(d);
-                    if (source.acks() && source.kind != Kind.SHARD) {
-                        nakQuietly(d.message);
+        // in as many parts as the window makes room for: a part waits for room only after the previous went out
+        int next = 0;
+        while (next < ready.size()) {
+            int n = take(ready.size() - next, reservation, source);
+            deliverLock.lock();
+            try {
+                if (n == 0 || paused || source.stopped) {
+                    // Stopped meanwhile: give them back to the server for another consumer.
+                    free(n);
+                    for (NatsDelivery d : ready.subList(next, ready.size())) {
+                        drop(d);
+                        if (source.acks() && source.kind != Kind.SHARD) {
+                            nakQuietly(d.message);
+                        }
                     }
+                    return;
                 }
-                return;
+                sink.deliverAll(ready.subList(next, next + n));
+            } finally {
+                deliverLock.unlock();
             }
-            sink.deliverAll(ready);
-        } finally {
-            deliverLock.unlock();
+            next += n;
         }
+    }
+
+    /** A delivery leaves this subscription's keeping: settled, withdrawn, or not handed over after all. */
+    private void drop(NatsDelivery d) {
+        unsettled.remove(d);
+        d.source.held.remove(d.streamSequence);
     }
 
     private void park(Message m, long remainingMillis) {
@@ -706,7 +727,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             return;
         }
         if (closed) {
-            unsettled.remove(d);
+            drop(d);
             callback.settled(new IllegalStateException("consumer " + request.consumerId() + " of " + what
                     + " is closed before settling message " + d.deliveryId() + "; NATS delivers it again"));
             return;
@@ -862,7 +883,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                                 + " failed (" + failure.getMessage() + "); NATS delivers them again",
                         failure);
         for (Op op : batch) {
-            unsettled.remove(op.delivery());
+            drop(op.delivery());
             if (reported == null && op.ack() && op.delivery().waitStored) {
                 forgetWait(op.delivery());
             }
@@ -1067,7 +1088,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     /** Deliveries the engine gave back: they leave the window; their shard's next generation reads them again. */
     private void forget(List<Delivery> withdrawn) {
         for (Delivery d : withdrawn) {
-            unsettled.remove((NatsDelivery) d);
+            drop((NatsDelivery) d);
         }
         free(withdrawn.size());
     }

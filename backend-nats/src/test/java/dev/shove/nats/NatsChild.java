@@ -9,7 +9,7 @@ import java.time.Duration;
 
 /**
  * A consumer run in a child JVM by {@link NatsCrashIT}, so the test can kill it at any moment with SIGKILL. It prints
- * one line per handler call, {@code HANDLED n retryCount}, and {@code STARTED} once it consumes.
+ * one line per handler call, {@code HANDLED n retryCount epochMillis}, and {@code STARTED} once it consumes.
  *
  * <p>Arguments: server URL, topic name, hold tier in milliseconds, and the mode: {@code retry} (even messages are
  * retried, odd ones deferred, on first sight), {@code sequenced} (the topic is sequenced by {@link #key}, and every
@@ -44,7 +44,7 @@ public final class NatsChild {
                 topic,
                 ConsumerGroupConfig.builder().prefetch(5).noHandlerTimeout().build(),
                 () -> (m, meta, c) -> {
-                    System.out.println("HANDLED " + m.n() + " " + meta.retryCount());
+                    System.out.println("HANDLED " + m.n() + " " + meta.retryCount() + " " + System.currentTimeMillis());
                     System.out.flush();
                     return switch (mode) {
                         case "hang" -> {
