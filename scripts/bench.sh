@@ -4,6 +4,7 @@
 #   scripts/bench.sh memory [key=value ...]      # in-memory backend, no broker: e.g. scripts/bench.sh memory runs=3
 #   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000
 #   scripts/bench.sh rabbitmq [key=value ...]    # e.g. scripts/bench.sh rabbitmq runs=3 messages=50000
+#   scripts/bench.sh nats [key=value ...]        # e.g. scripts/bench.sh nats runs=3 messages=100000
 #
 # Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
 # (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
@@ -17,8 +18,9 @@ case "$broker" in
     memory) main=dev.shove.benchmarks.MemoryBenchmark ;;
     kafka) main=dev.shove.benchmarks.KafkaBenchmark ;;
     rabbitmq) main=dev.shove.benchmarks.RabbitMqBenchmark ;;
+    nats) main=dev.shove.benchmarks.NatsBenchmark ;;
     *)
-        echo "usage: scripts/bench.sh memory|kafka|rabbitmq [key=value ...]" >&2
+        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|nats [key=value ...]" >&2
         exit 2
         ;;
 esac
