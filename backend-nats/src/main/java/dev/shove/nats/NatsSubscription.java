@@ -86,6 +86,9 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     /** How long a puller waits past a request's expiry for its last messages before it pulls again. */
     private static final long PULL_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+    /** How long a puller with room waits for more room before it pulls what it has. */
+    private static final long PULL_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
     /** How long a puller blocks at a time, so that it notices a stop. */
     private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -231,7 +234,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         } else if (sequenced) {
             transport.waits(); // created now, so that a missing bucket fails the start rather than a wait
             keeper = transport.every(keepAliveInterval(), this::keepAlive);
-            java.util.Objects.requireNonNull(leases).start(transport);
+            java.util.Objects.requireNonNull(leases).start(request.consumerId());
             return;
         } else {
             String main = NatsTopology.mainConsumer(group);
@@ -510,15 +513,26 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
 
     // ---------------------------------------------------------------- the window
 
-    /** Waits until there is room, then reserves up to {@code max}; 0 when the source stopped meanwhile. */
+    /**
+     * Waits until there is room, then reserves up to {@code max}; 0 when the source stopped meanwhile. While deliveries
+     * are out, it waits up to {@link #PULL_LINGER_NANOS} for half of {@code max} to be free, so that a busy consumer
+     * pulls in batches rather than one message per pull request.
+     */
     private int reserve(int max, Source source) {
         roomLock.lock();
         try {
-            while (window - outstanding - reserved <= 0) {
+            long lingerEnd = System.nanoTime() + PULL_LINGER_NANOS;
+            int enough = outstanding == 0 ? 1 : Math.max(1, max / 2);
+            while (true) {
                 if (source.stopped || paused) {
                     return 0;
                 }
-                roomChanged.awaitNanos(SLICE_NANOS);
+                int free = window - outstanding - reserved;
+                long left = lingerEnd - System.nanoTime();
+                if (free >= enough || free > 0 && left <= 0) {
+                    break;
+                }
+                roomChanged.awaitNanos(free > 0 ? left : SLICE_NANOS);
             }
             int n = Math.min(max, window - outstanding - reserved);
             reserved += n;

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +64,7 @@ final class ShardLeases implements AutoCloseable {
     private final Map<String, ZonedDateTime> members = new ConcurrentHashMap<>();
     private volatile @Nullable ZonedDateTime newestSeen;
     private volatile @Nullable NatsKeyValueWatchSubscription watch;
-    private volatile @Nullable ScheduledFuture<?> ticker;
+    private volatile @Nullable Thread ticker;
     private volatile boolean closed;
 
     ShardLeases(
@@ -91,8 +90,11 @@ final class ShardLeases implements AutoCloseable {
         return lease.dividedBy(5);
     }
 
-    /** Starts watching the members and ticking on {@code transport}'s timer; the first tick runs now. */
-    void start(NatsTransport transport) {
+    /**
+     * Starts watching the members and ticking on a virtual thread of its own ({@code shove-nats-leases-...}: a tick
+     * waits for the server, and must hold up nobody else); the first tick runs now.
+     */
+    void start(String name) {
         try {
             watch = kv.watch(prefix + ".m.*", new Watcher());
         } catch (IOException | JetStreamApiException e) {
@@ -102,7 +104,18 @@ final class ShardLeases implements AutoCloseable {
             throw new IllegalStateException("interrupted while watching the members of " + what, e);
         }
         tick();
-        ticker = transport.every(tickInterval(), this::tick);
+        ticker = Thread.ofVirtual().name("shove-nats-leases-" + name).start(() -> {
+            while (!closed) {
+                try {
+                    Thread.sleep(tickInterval());
+                    tick();
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    log.warn("{}: a lease tick failed: {}", what, e.toString());
+                }
+            }
+        });
     }
 
     /** The shards this member owns now. */
@@ -230,16 +243,22 @@ final class ShardLeases implements AutoCloseable {
 
     /** Stops ticking and gives every lease and the membership back. The subscription has stopped reading. */
     @Override
-    public synchronized void close() {
-        if (closed) {
+    public void close() {
+        closed = true;
+        Thread t = ticker;
+        if (t != null) {
+            t.interrupt();
+        }
+        giveBack();
+    }
+
+    private synchronized void giveBack() {
+        if (owned.isEmpty() && members.isEmpty() && watch == null) {
             return;
         }
-        closed = true;
-        ScheduledFuture<?> t = ticker;
-        if (t != null) {
-            t.cancel(false);
-        }
         NatsKeyValueWatchSubscription w = watch;
+        watch = null;
+        members.clear();
         if (w != null) {
             try {
                 w.unsubscribe();
