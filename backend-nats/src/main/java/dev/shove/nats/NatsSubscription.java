@@ -108,11 +108,12 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     static final Duration FAILED_COPY_RETURN_DELAY = Duration.ofSeconds(1);
 
     /**
-     * The delay of a returned delivery's nak. A plain nak of the last message a consumer delivered makes server 2.9
-     * rewind the consumer and deliver the message again as new (delivery count 1, not flagged redelivered); a nak with
-     * a delay keeps it a redelivery.
+     * The delay of a returned delivery's nak. Server 2.9 has a race: a redelivery that becomes due just as a pull request
+     * arrives can be rewound and delivered again as new (delivery count 1, not flagged redelivered); in practice it
+     * hits a plain nak when the next consumer subscribes right after (a drain, then a restart). A short delay lets the
+     * next consumer's pull request settle first. Also used to give back a message a stopping puller received.
      */
-    static final Duration RETURN_DELAY = Duration.ofMillis(1);
+    static final Duration RETURN_DELAY = Duration.ofMillis(100);
 
     /** How long {@link #close()} waits for queued settlements and copies in flight. */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
