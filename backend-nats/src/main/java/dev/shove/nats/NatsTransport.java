@@ -352,8 +352,10 @@ final class NatsTransport implements Transport {
         groupsByTopic
                 .computeIfAbsent(request.topic().name(), t -> ConcurrentHashMap.newKeySet())
                 .add(request.group());
-        NatsSubscription subscription =
-                new NatsSubscription(this, request, sink, request.consumerId() + "-" + consumerSeq.incrementAndGet());
+        // unique across processes: it names the consumer in shard leases and broadcast readers
+        String memberId = request.consumerId() + "-" + consumerSeq.incrementAndGet() + "-"
+                + java.util.UUID.randomUUID().toString().substring(0, 8);
+        NatsSubscription subscription = new NatsSubscription(this, request, sink, memberId);
         subscriptions.add(subscription);
         try {
             subscription.start();
