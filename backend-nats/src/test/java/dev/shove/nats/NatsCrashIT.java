@@ -114,8 +114,10 @@ class NatsCrashIT {
             }
             ConsumerInfo retry = consumer(name, name + "_retry");
             assertThat(retry.getDelivered().getConsumerSequence())
-                    .as("each copy was delivered to park it and once more when due, give or take the crash")
-                    .isLessThanOrEqualTo(3L * MESSAGES);
+                    .as(
+                            "each copy was delivered to park it and once more when due (server 2.9 sometimes twice), give or"
+                                    + " take the crash: a few deliveries per copy, never a loop")
+                    .isLessThanOrEqualTo(5L * MESSAGES);
         }
     }
 
