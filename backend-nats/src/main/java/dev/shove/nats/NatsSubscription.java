@@ -464,23 +464,11 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         private void pullFailed(RuntimeException e) {
             transport.context().backendError(transport.name(), "pull");
             String detail = String.valueOf(e.getMessage());
-            if (kind == Kind.SHARD && detail.toLowerCase(java.util.Locale.ROOT).contains("deleted")) {
-                log.warn(
-                        "{}: the consumer '{}' of shard {} was deleted (another member took the shard over)",
-                        what,
-                        consumer,
-                        shard);
-                lost(shard);
+            if (detail.toLowerCase(java.util.Locale.ROOT).contains("deleted")) {
+                consumerDeleted(this);
                 return;
             }
             log.warn("{}: pulling from consumer '{}' failed: {}; trying again", what, consumer, detail);
-            if (detail.toLowerCase(java.util.Locale.ROOT).contains("deleted") && kind != Kind.BROADCAST) {
-                try {
-                    reensure(this);
-                } catch (RuntimeException again) {
-                    log.warn("{}: consumer '{}' cannot be created again: {}", what, consumer, again.getMessage());
-                }
-            }
             try {
                 Thread.sleep(Duration.ofNanos(RETRY_PULL_NANOS));
             } catch (InterruptedException ie) {
@@ -494,22 +482,43 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         }
     }
 
-    /** A main, retry or DLQ consumer deleted under us (by an operator, or a seek in another process): create it again. */
-    private void reensure(Source source) {
-        String subject = switch (source.kind) {
-            case MAIN -> NatsTopology.subject(topic.name());
-            case RETRY -> NatsTopology.retrySubject(topic, request.group());
-            case DEAD_LETTER -> NatsTopology.subject(request.queue());
-            default -> throw new IllegalStateException("not a durable consumer: " + source);
-        };
-        ConsumerConfiguration.Builder cc = transport.topology().durable(source.consumer, subject);
-        if (source.kind == Kind.RETRY) {
-            cc.maxAckPending(RETRY_MAX_ACK_PENDING);
+    /**
+     * The server says a consumer this subscription reads was deleted. A shard's: another member took the shard over
+     * (or an operator deleted it); this member stops reading it and gives its lease back, so that the shard is claimed
+     * again with a generation of its own. Any other: a seek in another process replaces it under the same name, so
+     * reading goes on if it is back within a few seconds; if not (an operator deleted it), the subscription fails
+     * rather than create it again at the stream's start and replay everything.
+     */
+    private void consumerDeleted(Source source) {
+        if (source.kind == Kind.SHARD) {
+            log.warn(
+                    "{}: the consumer '{}' of shard {} was deleted; this consumer stops reading the shard",
+                    what,
+                    source.consumer,
+                    source.shard);
+            lost(source.shard);
+            ShardLeases l = leases;
+            if (l != null) {
+                l.giveUp(source.shard);
+            }
+            return;
         }
-        transport
-                .topology()
-                .ensureConsumer(
-                        source.streamQueue, cc.deliverPolicy(DeliverPolicy.All).build(), what);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline && !source.stopped && !paused) {
+            if (transport.topology().consumerInfo(source.stream, source.consumer, what) != null) {
+                return; // replaced under the same name: the next pull reaches it
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+        if (!source.stopped && !paused) {
+            sink.failed(new TopologyException("consumer '" + source.consumer + "' on stream '" + source.stream + "' of "
+                    + what + " was deleted while the group was reading it; start the group again (it creates the"
+                    + " consumer at the stream's start, or at its startAt position)"));
+        }
     }
 
     // ---------------------------------------------------------------- the window
@@ -1254,21 +1263,6 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         if (leases != null) {
             leases.close();
         }
-        if (log.isDebugEnabled()) {
-            for (Source s : sources) {
-                ConsumerInfo ci = transport.topology().consumerInfo(s.stream, s.consumer, what);
-                if (ci != null) {
-                    log.debug(
-                            "closing {}: delivered {} ackfloor {} ackpending {} redelivered {} pending {}",
-                            s,
-                            ci.getDelivered(),
-                            ci.getAckFloor(),
-                            ci.getNumAckPending(),
-                            ci.getRedelivered(),
-                            ci.getNumPending());
-                }
-            }
-        }
         List<Op> unwritten = new ArrayList<>();
         settleLock.lock();
         try {
@@ -1284,11 +1278,6 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                             + " message " + op.delivery().deliveryId() + "; NATS delivers it again"));
         }
         transport.closed(this);
-    }
-
-    /** For tests: the shards this consumer reads now. */
-    Set<Integer> shards() {
-        return Set.copyOf(shardSources.keySet());
     }
 
     @Override

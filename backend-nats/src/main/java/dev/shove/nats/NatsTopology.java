@@ -15,7 +15,6 @@ import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -395,10 +394,5 @@ final class NatsTopology {
     static BrokerUnavailableException unavailable(String doing, Exception e) {
         return new BrokerUnavailableException(
                 doing + " failed: the NATS server did not answer (" + e.getMessage() + ")", e);
-    }
-
-    /** For messages: a duration as the server prints it. */
-    static String describe(Duration d) {
-        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -108,14 +108,12 @@ final class NatsTransport implements Transport {
     private final AtomicLong consumerSeq = new AtomicLong();
     private volatile @Nullable KeyValue leases;
     private volatile @Nullable KeyValue waits;
-    private volatile Duration leaseTtl;
     private volatile boolean closed;
 
     NatsTransport(NatsConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
         this.connectionName = config.connectionName().orElse(context.clientName());
-        this.leaseTtl = config.shardLease();
         this.connection = connect();
         try {
             JetStreamOptions jso = JetStreamOptions.builder()
@@ -538,10 +536,6 @@ final class NatsTransport implements Transport {
         return connectionName;
     }
 
-    Duration leaseTtl() {
-        return leaseTtl;
-    }
-
     /** Runs {@code task} every {@code period} on the transport's timer until the returned handle is cancelled. */
     java.util.concurrent.ScheduledFuture<?> every(Duration period, Runnable task) {
         return timer.scheduleWithFixedDelay(
@@ -564,10 +558,6 @@ final class NatsTransport implements Transport {
         } catch (RuntimeException e) {
             log.debug("not scheduling a task on a closed transport: {}", e.toString());
         }
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 
     private void checkOpen() {

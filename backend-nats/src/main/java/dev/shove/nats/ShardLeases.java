@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -118,11 +117,6 @@ final class ShardLeases implements AutoCloseable {
         });
     }
 
-    /** The shards this member owns now. */
-    Set<Integer> owned() {
-        return Set.copyOf(owned.keySet());
-    }
-
     synchronized void tick() {
         if (closed) {
             return;
@@ -222,6 +216,11 @@ final class ShardLeases implements AutoCloseable {
         }
     }
 
+    /** This member cannot read {@code shard} any more (its consumer is gone): its lease goes back, to be claimed anew. */
+    synchronized void giveUp(int shard) {
+        dropLease(shard);
+    }
+
     /** Gives a shard's lease back at once, so that the next member need not wait for it to expire. */
     private void dropLease(int shard) {
         Long revision = owned.remove(shard);
@@ -295,10 +294,5 @@ final class ShardLeases implements AutoCloseable {
 
         @Override
         public void endOfData() {}
-    }
-
-    /** For tests and logs. */
-    Map<String, ZonedDateTime> members() {
-        return new HashMap<>(members);
     }
 }
