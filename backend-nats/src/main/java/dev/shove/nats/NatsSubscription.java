@@ -156,6 +156,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     private final Condition roomChanged = roomLock.newCondition();
     private int outstanding;
     private int reserved;
+    /** Pullers waiting for room for deliveries they already received: they go before any new reservation. */
+    private int takersWaiting;
 
     // settlement
     private final ReentrantLock settleLock = new ReentrantLock();
@@ -447,6 +449,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                 }
                 Message first = s.nextMessage(Duration.ofNanos(Math.min(left, SLICE_NANOS)));
                 if (first == null) {
+                    yieldReservation(reservation);
                     continue;
                 }
                 got.add(first);
@@ -537,14 +540,14 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                 if (source.stopped || paused) {
                     return 0;
                 }
-                int free = window - outstanding - reserved;
+                int free = window - outstanding - reserved - takersWaiting;
                 long left = lingerEnd - System.nanoTime();
                 if (free >= enough || free > 0 && left <= 0) {
                     break;
                 }
                 roomChanged.awaitNanos(free > 0 ? left : SLICE_NANOS);
             }
-            int n = Math.min(max, window - outstanding - reserved);
+            int n = Math.min(max, window - outstanding - reserved - takersWaiting);
             reserved += n;
             return n;
         } catch (InterruptedException e) {
@@ -581,15 +584,41 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             if (fromReservation > 0 && fromReservation == wanted) {
                 return fromReservation;
             }
-            while (fromReservation == 0 && window - outstanding - reserved <= 0) {
-                if (source.stopped || paused) {
-                    return 0;
+            if (fromReservation == 0 && window - outstanding - reserved <= 0) {
+                takersWaiting++;
+                roomChanged.signalAll(); // a puller holding an idle reservation gives it up
+                try {
+                    while (window - outstanding - reserved <= 0) {
+                        if (source.stopped || paused) {
+                            return 0;
+                        }
+                        roomChanged.awaitNanos(SLICE_NANOS);
+                    }
+                } finally {
+                    takersWaiting--;
                 }
-                roomChanged.awaitNanos(SLICE_NANOS);
             }
             int fromRoom = Math.max(0, Math.min(wanted - fromReservation, window - outstanding - reserved));
             outstanding += fromRoom;
             return fromReservation + fromRoom;
+        } finally {
+            roomLock.unlock();
+        }
+    }
+
+    /**
+     * Gives up what is left of a reservation while another puller waits for room for deliveries it already has (a due
+     * retry copy while the main consumer's pull waits for messages): the server may still answer the pull, and what it
+     * sends then takes room like any delivery beyond a reservation.
+     */
+    private void yieldReservation(int[] reservation) {
+        roomLock.lock();
+        try {
+            if (takersWaiting > 0 && reservation[0] > 0) {
+                reserved -= reservation[0];
+                reservation[0] = 0;
+                roomChanged.signalAll();
+            }
         } finally {
             roomLock.unlock();
         }

@@ -116,9 +116,8 @@ final class NatsTestSupport {
 
         /** Starts the server and waits until it accepts connections. */
         OwnServer start() throws Exception {
-            requireNatsServer();
             List<String> command = new ArrayList<>(List.of(
-                    "nats-server",
+                    natsServer().toString(),
                     "-a",
                     "127.0.0.1",
                     "-p",
@@ -175,17 +174,23 @@ final class NatsTestSupport {
             }
         }
 
-        private static void requireNatsServer() {
-            boolean found = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                    .anyMatch(d -> Files.isExecutable(Path.of(d, "nats-server")));
-            if (!found) {
-                String message = "nats-server is not installed; this test starts a server of its own"
-                        + " (install it with scripts/brokers.sh up nats)";
-                if (BrokerAvailability.required()) {
-                    throw new AssertionError(message);
+        /** The nats-server executable: on the PATH, or where Debian installs it (/usr/sbin is not on every PATH). */
+        private static Path natsServer() {
+            List<String> dirs = new ArrayList<>(
+                    List.of(System.getenv().getOrDefault("PATH", "").split(":")));
+            dirs.addAll(List.of("/usr/sbin", "/usr/local/bin", "/usr/bin"));
+            for (String dir : dirs) {
+                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "nats-server"))) {
+                    return Path.of(dir, "nats-server");
                 }
-                org.junit.jupiter.api.Assumptions.abort(message);
             }
+            String message = "nats-server is not installed; this test starts a server of its own"
+                    + " (install it with scripts/brokers.sh up nats)";
+            if (BrokerAvailability.required()) {
+                throw new AssertionError(message);
+            }
+            org.junit.jupiter.api.Assumptions.abort(message);
+            throw new AssertionError(message);
         }
     }
 }

@@ -64,7 +64,7 @@ class NatsTlsIT {
         trustStore = certs.resolve("trust.p12");
         run(
                 certs,
-                "keytool",
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-importcert",
                 "-noprompt",
                 "-alias",
@@ -160,7 +160,8 @@ class NatsTlsIT {
             p = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve(command[0] + ".log").toFile())
+                    .redirectOutput(dir.resolve(Path.of(command[0]).getFileName() + ".log")
+                            .toFile())
                     .start();
         } catch (java.io.IOException e) {
             String message = command[0] + " is needed to make this test's certificates: " + e.getMessage();
@@ -171,8 +172,8 @@ class NatsTlsIT {
             return;
         }
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    String.join(" ", command) + " failed: " + Files.readString(dir.resolve(command[0] + ".log")));
+            throw new IllegalStateException(String.join(" ", command) + " failed: "
+                    + Files.readString(dir.resolve(Path.of(command[0]).getFileName() + ".log")));
         }
     }
 }
