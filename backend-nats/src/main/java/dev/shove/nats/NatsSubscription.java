@@ -327,6 +327,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
     private void startSource(Source source) {
         source.bind();
         sources.add(source);
+        source.started = true;
         source.thread.start();
     }
 
@@ -350,6 +351,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         final Thread thread;
         volatile @Nullable JetStreamSubscription sub;
         volatile boolean stopped;
+        /** Whether its puller thread was started (a shard's starts once its lease tick is over). */
+        volatile boolean started;
         /** The stream sequences of this source's deliveries not settled yet: a second delivery of one is dropped. */
         final Set<Long> held = ConcurrentHashMap.newKeySet();
 
@@ -399,8 +402,8 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             if (kind != Kind.SHARD) {
                 return window;
             }
-            int shards = Math.max(1, shardSources.size());
-            return Math.max(1, (window + shards - 1) / shards);
+            // rounded down, so that the shards' reservations together never exceed the window
+            return Math.max(1, window / Math.max(1, shardSources.size()));
         }
 
         private void run() {
@@ -1056,10 +1059,25 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
         Position start = startedShards.add(shard) ? request.startAt() : null;
         Source source = newGeneration(shard, prefix, start);
         loadWaits(shard);
+        source.bind();
         shardSources.put(shard, source);
-        startSource(source);
+        sources.add(source);
         log.info("{}: consumer {} reads shard {} ({})", what, request.consumerId(), shard, queue);
         return true;
+    }
+
+    /**
+     * The leases' tick is over: the shards claimed in it start pulling together, each with its share of the window
+     * (started one by one, the first would take the whole window while its siblings are still being claimed).
+     */
+    @Override
+    public void dealt() {
+        for (Source source : shardSources.values()) {
+            if (!source.started && !source.stopped && !paused) {
+                source.started = true;
+                source.thread.start();
+            }
+        }
     }
 
     /**

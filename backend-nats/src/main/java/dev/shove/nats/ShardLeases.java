@@ -48,6 +48,9 @@ final class ShardLeases implements AutoCloseable {
 
         /** {@code shard} is no longer this member's share: stop reading it, settle what is in flight, then run. */
         void release(int shard, Runnable released);
+
+        /** A tick is over: what it claimed may start reading now. */
+        void dealt();
     }
 
     private final KeyValue kv;
@@ -156,6 +159,7 @@ final class ShardLeases implements AutoCloseable {
                 claim(shard);
             }
         }
+        listener.dealt();
     }
 
     private List<String> aliveMembers() {
