@@ -4,6 +4,7 @@
 #   scripts/bench.sh memory [key=value ...]      # in-memory backend, no broker: e.g. scripts/bench.sh memory runs=3
 #   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000
 #   scripts/bench.sh rabbitmq [key=value ...]    # e.g. scripts/bench.sh rabbitmq runs=3 messages=50000
+#   scripts/bench.sh nats [key=value ...]        # e.g. scripts/bench.sh nats runs=3 messages=100000
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
 #   scripts/bench.sh redis [key=value ...]       # e.g. scripts/bench.sh redis runs=3 messages=100000
 #
@@ -19,10 +20,11 @@ case "$broker" in
     memory) main=dev.shove.benchmarks.MemoryBenchmark ;;
     kafka) main=dev.shove.benchmarks.KafkaBenchmark ;;
     rabbitmq) main=dev.shove.benchmarks.RabbitMqBenchmark ;;
+    nats) main=dev.shove.benchmarks.NatsBenchmark ;;
     sqs) main=dev.shove.benchmarks.SqsBenchmark ;;
     redis) main=dev.shove.benchmarks.RedisBenchmark ;;
     *)
-        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|redis|sqs [key=value ...]" >&2
+        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|nats|redis|sqs [key=value ...]" >&2
         exit 2
         ;;
 esac

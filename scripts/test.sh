@@ -37,7 +37,7 @@ export JAVA_HOME
 export SHOVE_IT_REQUIRED="${SHOVE_IT_REQUIRED:-true}"
 echo "test.sh: JDK $(java_major "$JAVA_HOME") at $JAVA_HOME; SHOVE_IT_REQUIRED=$SHOVE_IT_REQUIRED"
 
-brokers="${SHOVE_BROKERS-rabbitmq kafka redis redis-cluster sqs}"
+brokers="${SHOVE_BROKERS-rabbitmq kafka nats redis redis-cluster sqs}"
 if [ -n "$brokers" ]; then
     # shellcheck disable=SC2086
     scripts/brokers.sh up $brokers

@@ -1,0 +1,52 @@
+package dev.shove.nats;
+
+import io.nats.client.Message;
+import io.nats.client.impl.Headers;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** How shove's string headers travel as NATS headers, in both directions. */
+final class NatsMessages {
+    /** The header JetStream deduplicates publishes by. */
+    static final String MSG_ID = "Nats-Msg-Id";
+
+    private NatsMessages() {}
+
+    /** NATS headers from shove's. */
+    static Headers toNats(Map<String, String> headers) {
+        Headers out = new Headers();
+        headers.forEach((k, v) -> {
+            if (!isServerHeader(k)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * shove's headers from a message's: the last value wins when a name repeats; the server's own {@code Nats-}
+     * headers are left out, so that they are never carried onto a copy (an expectation header there would fail it).
+     */
+    static Map<String, String> fromNats(Message message) {
+        if (!message.hasHeaders()) {
+            return new HashMap<>(4);
+        }
+        Headers headers = message.getHeaders();
+        Map<String, String> out = new HashMap<>(headers.size() * 2);
+        for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+            List<String> values = e.getValue();
+            if (isServerHeader(e.getKey()) || values == null || values.isEmpty()) {
+                continue;
+            }
+            out.put(e.getKey(), values.getLast());
+        }
+        return out;
+    }
+
+    private static boolean isServerHeader(String name) {
+        return name.length() >= 5
+                && name.substring(0, 5).toLowerCase(Locale.ROOT).equals("nats-");
+    }
+}

@@ -1,0 +1,7 @@
+/** shove's NATS JetStream backend, over jnats. */
+module dev.shove.nats {
+    requires transitive dev.shove;
+    requires io.nats.jnats;
+
+    exports dev.shove.nats;
+}

@@ -1,0 +1,143 @@
+package dev.shove.nats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.shove.Broker;
+import dev.shove.PublishException;
+import dev.shove.ShoveHeaders;
+import dev.shove.Topic;
+import dev.shove.TopologyException;
+import dev.shove.spi.OutboundMessage;
+import dev.shove.spi.TransportContext;
+import dev.shove.spi.WireHeaders;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.StreamConfiguration;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Publishing and topology on the real server: what the kit cannot see from outside. */
+class NatsPublishIT {
+    private static final Set<String> before = new HashSet<>();
+
+    @BeforeAll
+    static void nats() throws Exception {
+        NatsTestSupport.requireNats();
+        before.addAll(NatsTestSupport.streams());
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        NatsTestSupport.deleteStreamsCreatedSince(before);
+    }
+
+    @Test
+    @DisplayName("a message over the server's max_payload fails with a PublishException that says so")
+    void overMaxPayload() {
+        Topic<byte[]> topic =
+                Topic.builder(NatsTestSupport.unique("big"), byte[].class).dlq().build();
+        try (Broker<Nats> broker = Broker.connect(NatsTestSupport.config().build())) {
+            broker.topology().declare(topic);
+            assertThatThrownBy(() -> broker.publisher().publish(topic, new byte[2 * 1024 * 1024]))
+                    .isInstanceOf(PublishException.class)
+                    .hasMessageContaining("max_payload")
+                    .hasMessageContaining(topic.name());
+        }
+    }
+
+    @Test
+    @DisplayName("a message published twice with the same shove-message-id is stored once (Nats-Msg-Id)")
+    void duplicatesDropped() throws Exception {
+        Topic<byte[]> topic = Topic.builder(NatsTestSupport.unique("dedup"), byte[].class)
+                .dlq()
+                .build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (NatsTransport transport = (NatsTransport) NatsTestSupport.config()
+                .build()
+                .open(new TransportContext(registry, "dedup-test", new WireHeaders(registry)))) {
+            transport.declare(topic);
+            OutboundMessage message =
+                    new OutboundMessage(new byte[] {1}, Map.of(ShoveHeaders.MESSAGE_ID, "m-1"), null, -1, "raw");
+            transport.publish(topic, message).join();
+            transport.publish(topic, message).join();
+            Connection c = NatsTestSupport.raw();
+            try {
+                assertThat(c.jetStreamManagement()
+                                .getStreamInfo(topic.name())
+                                .getStreamState()
+                                .getMsgCount())
+                        .isEqualTo(1);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a topic's stream that exists with work-queue retention is refused with a TopologyException naming"
+            + " the difference and the fix")
+    void workQueueStreamRefused() throws Exception {
+        String name = NatsTestSupport.unique("wq");
+        Connection c = NatsTestSupport.raw();
+        try {
+            c.jetStreamManagement()
+                    .addStream(StreamConfiguration.builder()
+                            .name(name)
+                            .subjects(name, name + ".retry.>")
+                            .retentionPolicy(RetentionPolicy.WorkQueue)
+                            .build());
+        } finally {
+            c.close();
+        }
+        Topic<byte[]> topic = Topic.builder(name, byte[].class).build();
+        try (Broker<Nats> broker = Broker.connect(NatsTestSupport.config().build())) {
+            assertThatThrownBy(() -> broker.topology().declare(topic))
+                    .isInstanceOf(TopologyException.class)
+                    .hasMessageContaining(name)
+                    .hasMessageContaining("workqueue retention, but shove needs limits retention");
+        }
+    }
+
+    @Test
+    @DisplayName("a group's consumer that exists reading another subject is refused with a TopologyException naming"
+            + " both subjects")
+    void conflictingConsumerRefused() throws Exception {
+        Topic<byte[]> topic = Topic.builder(NatsTestSupport.unique("conflict"), byte[].class)
+                .dlq()
+                .build();
+        try (Broker<Nats> broker = Broker.connect(NatsTestSupport.config().build())) {
+            broker.topology().declare(topic);
+            Connection c = NatsTestSupport.raw();
+            try {
+                JetStreamManagement jsm = c.jetStreamManagement();
+                jsm.addOrUpdateConsumer(
+                        topic.name(),
+                        ConsumerConfiguration.builder()
+                                .durable(topic.name())
+                                .filterSubject(topic.name() + ".retry.other")
+                                .ackWait(Duration.ofSeconds(5))
+                                .build());
+            } finally {
+                c.close();
+            }
+            var group = broker.consumerGroup();
+            assertThatThrownBy(() -> {
+                        group.register(topic, () -> (m, meta, ctx) -> dev.shove.Outcome.ack());
+                        group.start();
+                    })
+                    .hasStackTraceContaining(topic.name() + ".retry.other")
+                    .hasStackTraceContaining("nats consumer rm");
+            group.stop(Duration.ofSeconds(5));
+        }
+    }
+}
