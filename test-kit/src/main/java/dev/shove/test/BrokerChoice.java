@@ -102,7 +102,7 @@ record BrokerChoice(
         }
         if (uri != null) {
             String description = redact(uri) + " (from the " + from + ")";
-            logOnce("shove-test: tests run on " + description);
+            infoOnce("shove-test: tests run on " + description);
             return new Choice(BrokerConfig.fromUri(uri), ShoveKit.Source.URI, description);
         }
         String backend = settings.backendOrMemory();
@@ -114,7 +114,7 @@ record BrokerChoice(
             String image = settings.image().isEmpty() ? IMAGES.get(backend) : settings.image();
             RunningBroker running = containers.apply(backend, image);
             String description = running.description() + " at " + redact(running.uri());
-            logOnce("shove-test: tests asking for " + backend + " run on " + description);
+            infoOnce("shove-test: tests asking for " + backend + " run on " + description);
             return new Choice(BrokerConfig.fromUri(running.uri()), ShoveKit.Source.CONTAINER, description);
         }
         String reason = "@ShoveTest(backend = \"" + backend + "\") asked for a " + backend + " broker in a container,"
@@ -124,7 +124,7 @@ record BrokerChoice(
             throw new TestAbortedException(
                     reason + "; the test requires " + backend + " (requireBackend = true), so" + " it is skipped");
         }
-        logOnce("shove-test: " + reason + "; such tests run on the in-memory broker instead (set "
+        warnOnce("shove-test: " + reason + "; such tests run on the in-memory broker instead (set "
                 + ShoveTest.BROKER_URI_ENV + " to a running broker, or requireBackend = true to skip them)");
         return new Choice(
                 InMemoryConfig.ofDefaults(), ShoveKit.Source.IN_MEMORY, "the in-memory broker, because " + reason);
@@ -167,13 +167,15 @@ record BrokerChoice(
         return base.substring(0, authorityStart) + user + base.substring(at);
     }
 
-    private static void logOnce(String message) {
+    private static void infoOnce(String message) {
         if (LOGGED.add(message)) {
-            if (message.contains("in-memory broker instead")) {
-                log.warn(message);
-            } else {
-                log.info(message);
-            }
+            log.info(message);
+        }
+    }
+
+    private static void warnOnce(String message) {
+        if (LOGGED.add(message)) {
+            log.warn(message);
         }
     }
 

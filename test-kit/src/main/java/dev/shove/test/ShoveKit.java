@@ -311,7 +311,7 @@ public final class ShoveKit {
         }
         String group =
                 groups.isEmpty() ? defaultGroup(topic) : groups.iterator().next();
-        return journey(topic, group, messageId, events);
+        return journey(topic, group, messageId, events, messages(topic).get(messageId));
     }
 
     /**
@@ -349,7 +349,8 @@ public final class ShoveKit {
         Objects.requireNonNull(topic, "topic");
         List<Ledger.Event> events = ledger.events(topic.name());
         List<Journey<T>> out = new ArrayList<>();
-        for (String id : messages(topic).keySet()) {
+        Map<String, @Nullable T> messages = messages(topic);
+        for (String id : messages.keySet()) {
             List<Ledger.Event> mine =
                     events.stream().filter(e -> id.equals(e.messageId())).toList();
             Set<String> groups = new LinkedHashSet<>();
@@ -364,22 +365,17 @@ public final class ShoveKit {
                 groups.add(ledger.kitGroups(topic.name()).getFirst());
             }
             for (String group : groups) {
-                out.add(journey(topic, group, id, mine));
+                out.add(journey(topic, group, id, mine, messages.get(id)));
             }
         }
         return out;
     }
 
-    private <T> Journey<T> journey(Topic<T> topic, String group, String messageId, List<Ledger.Event> events) {
+    private <T> Journey<T> journey(
+            Topic<T> topic, String group, String messageId, List<Ledger.Event> events, @Nullable T message) {
         List<Ledger.Event> ofGroup =
                 events.stream().filter(e -> e.group().equals(group)).toList();
-        return Journey.of(
-                topic,
-                group,
-                messageId,
-                messages(topic).get(messageId),
-                ofGroup,
-                id -> findDeadLetter(topic, group, id));
+        return Journey.of(topic, group, messageId, message, ofGroup, id -> findDeadLetter(topic, group, id));
     }
 
     /** The message's dead letter, looked for with the dead-letter tools as the group sees the queue. */
