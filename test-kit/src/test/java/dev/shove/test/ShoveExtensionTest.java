@@ -23,7 +23,7 @@ import org.junit.platform.testkit.engine.Event;
 /**
  * The extension as JUnit runs it: each sample class below runs in the JUnit Platform's test kit, and the test checks
  * what happened to it (and to the kits it was given). The samples are static nested classes, which neither Surefire
- * nor JUnit runs on their own.
+ * nor JUnit runs on their own, and {@link Sample} disables them anywhere else.
  */
 class ShoveExtensionTest {
 
@@ -157,6 +157,7 @@ class ShoveExtensionTest {
 
     // ---------------------------------------------------------------- samples
 
+    @Sample
     @ShoveTest
     static class PerMethodSample {
         static final List<ShoveKit> kits = new CopyOnWriteArrayList<>();
@@ -187,6 +188,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest(lifecycle = ShoveTest.Lifecycle.PER_CLASS)
     static class PerClassSample {
         static final List<ShoveKit> kits = new CopyOnWriteArrayList<>();
@@ -207,6 +209,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest
     static class PerMethodBeforeAllSample {
         @BeforeAll
@@ -216,6 +219,7 @@ class ShoveExtensionTest {
         void test() {}
     }
 
+    @Sample
     @ExtendWith(ShoveExtension.class)
     static class ExtendWithSample {
         @Test
@@ -224,6 +228,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest
     static class UriSample {
         static final List<ShoveKit> kits = new CopyOnWriteArrayList<>();
@@ -234,6 +239,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest(backend = "kafka")
     static class FallbackSample {
         static final List<ShoveKit> kits = new CopyOnWriteArrayList<>();
@@ -245,6 +251,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest(backend = "kafka", requireBackend = true)
     static class RequiredSample {
         @Test
@@ -253,6 +260,7 @@ class ShoveExtensionTest {
         }
     }
 
+    @Sample
     @ShoveTest(backend = "kafak")
     static class UnknownBackendSample {
         @Test
@@ -263,6 +271,7 @@ class ShoveExtensionTest {
 
     private static EngineExecutionResults run(Class<?> sample) {
         return EngineTestKit.engine("junit-jupiter")
+                .configurationParameter(Sample.ENABLED, "true")
                 .selectors(selectClass(sample))
                 .execute();
     }
