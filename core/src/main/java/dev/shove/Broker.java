@@ -147,7 +147,7 @@ public final class Broker<B> implements AutoCloseable {
      * probe); empty when it is of another type.
      */
     public <T> Optional<T> unwrap(Class<T> type) {
-        return type.isInstance(transport) ? Optional.of(type.cast(transport)) : Optional.empty();
+        return transport.unwrap(type);
     }
 
     /**

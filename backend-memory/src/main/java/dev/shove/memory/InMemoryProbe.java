@@ -39,19 +39,12 @@ public final class InMemoryProbe {
     /**
      * The probe of an in-memory broker.
      *
-     * @throws IllegalArgumentException when the broker is of another backend, or its in-memory transport is wrapped
-     *     by another (as the test kit's recording broker is)
+     * @throws IllegalArgumentException when the broker is of another backend
      */
     public static InMemoryProbe of(Broker<InMemory> broker) {
         Objects.requireNonNull(broker, "broker");
         return new InMemoryProbe(broker.unwrap(InMemoryTransport.class)
-                .orElseThrow(() -> new IllegalArgumentException(
-                        broker.backendName().equals("memory")
-                                ? "this in-memory broker's transport is wrapped by another (the shove test kit wraps"
-                                        + " it to record what moves), so the probe cannot reach it; use the kit's"
-                                        + " awaitIdle, published, journey and inject, or connect the in-memory broker"
-                                        + " directly"
-                                : "not an in-memory broker: " + broker.backendName())));
+                .orElseThrow(() -> new IllegalArgumentException("not an in-memory broker: " + broker.backendName())));
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.shove.Topic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -79,6 +80,14 @@ public interface Transport extends AutoCloseable {
      */
     default DeadLetterStore deadLetters(Topic<?> topic, String group) {
         throw new UnsupportedOperationException("the " + name() + " backend cannot read dead letters");
+    }
+
+    /**
+     * This transport as {@code type} (for a backend's own tools, such as the in-memory broker's probe), or empty. A
+     * transport that decorates another (recording, tracing) passes the call on to the one it wraps.
+     */
+    default <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
     /** One real round trip to the broker; throws {@link dev.shove.BrokerUnavailableException} if none within timeout. */

@@ -18,6 +18,7 @@ import dev.shove.spi.TransportContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -153,6 +154,11 @@ final class RecordingTransport implements Transport {
     @Override
     public DeadLetterStore deadLetters(Topic<?> topic, String group) {
         return new RecordingStore(delegate.deadLetters(topic, group), topic);
+    }
+
+    @Override
+    public <T> Optional<T> unwrap(Class<T> type) {
+        return type.isInstance(this) ? Optional.of(type.cast(this)) : delegate.unwrap(type);
     }
 
     @Override
