@@ -779,14 +779,16 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     private void returnUnstarted() {
         List<Job> jobs = new ArrayList<>();
-        ready.drainTo(jobs);
-        if (lanes != null) {
-            jobs.addAll(lanes.takeQueued());
-        }
+        // A retry waiting in place heads its key's lane: it goes back before the key's later messages, so that a
+        // broker that redelivers in the order of return keeps the key's order.
         for (Job j : waiting) {
             if (waiting.remove(j)) {
                 jobs.add(j);
             }
+        }
+        ready.drainTo(jobs);
+        if (lanes != null) {
+            jobs.addAll(lanes.takeQueued());
         }
         for (Job j : jobs) {
             returnToBroker(j);
