@@ -23,13 +23,15 @@ final class Backlog {
     static final Duration REFRESH_AFTER = Duration.ofSeconds(5);
 
     private final Topic<?> topic;
+    private final String group;
     private final Transport transport;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile @Nullable QueueStats latest;
     private volatile long readAtNanos;
 
-    Backlog(Topic<?> topic, Transport transport) {
+    Backlog(Topic<?> topic, String group, Transport transport) {
         this.topic = topic;
+        this.group = group;
         this.transport = transport;
     }
 
@@ -39,7 +41,7 @@ final class Backlog {
         if (stats != null && System.nanoTime() - readAtNanos < maxAge.toNanos()) {
             return stats;
         }
-        stats = transport.stats(topic);
+        stats = transport.stats(topic, group);
         latest = stats;
         readAtNanos = System.nanoTime();
         return stats;

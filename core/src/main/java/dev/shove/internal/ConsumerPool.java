@@ -79,7 +79,7 @@ final class ConsumerPool<T, C> {
         this.handlers = handlers;
         this.interceptors = interceptors;
         this.engineContext = engineContext;
-        this.backlog = new Backlog(topic, engineContext.services().transport());
+        this.backlog = new Backlog(topic, group, engineContext.services().transport());
         this.backlogView = new Backlog.View() {
             @Override
             public @Nullable QueueStats stats() {

@@ -73,6 +73,16 @@ public interface Transport extends AutoCloseable {
     QueueStats stats(Topic<?> topic);
 
     /**
+     * Like {@link #stats(Topic)}, as consumer group {@code group} sees the topic: on brokers where each group has a
+     * position of its own in a topic (Kafka, NATS, Redis Streams), its lag and its unacknowledged messages. The engine
+     * asks this one (the autoscaler and backlog gauges are per registration); the default answers {@link
+     * #stats(Topic)}, right for brokers whose groups compete for one queue.
+     */
+    default QueueStats stats(Topic<?> topic, String group) {
+        return stats(topic);
+    }
+
+    /**
      * The dead-letter queue of a topic as consumer group {@code group} sees it, for counting, reading, replaying and
      * purging dead letters.
      *

@@ -152,6 +152,11 @@ final class RecordingTransport implements Transport {
     }
 
     @Override
+    public QueueStats stats(Topic<?> topic, String group) {
+        return delegate.stats(topic, group);
+    }
+
+    @Override
     public DeadLetterStore deadLetters(Topic<?> topic, String group) {
         return new RecordingStore(delegate.deadLetters(topic, group), topic);
     }
