@@ -1,6 +1,7 @@
 package demo;
 
 import dev.shove.Broker;
+import dev.shove.BrokerConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import dev.shove.sqs.Sqs;
@@ -10,14 +11,22 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Declares a topic, publishes one message through SNS, receives it and prints it. Argument: the endpoint. */
+/**
+ * Connects with an {@code sqs://} URI (the backend's provider, found by the service loader on the module path), declares
+ * a topic, publishes one message through SNS, receives it and prints it. Argument: the endpoint.
+ */
 public final class Check {
     public static void main(String[] args) throws Exception {
         Topic<byte[]> topic = Topic.builder("module-path-" + System.nanoTime(), byte[].class)
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .build();
-        try (Broker<Sqs> broker = Broker.connect(SqsConfig.emulator(args[0]))) {
+        BrokerConfig<?> config =
+                BrokerConfig.fromUri("sqs://us-east-1?accessKeyId=test&secretAccessKey=test&endpoint=" + args[0]);
+        if (!(config instanceof SqsConfig sqs)) {
+            throw new IllegalStateException("sqs:// gave " + config);
+        }
+        try (Broker<Sqs> broker = Broker.connect(sqs)) {
             CompletableFuture<String> received = new CompletableFuture<>();
             var group = broker.consumerGroup();
             group.register(topic, () -> (m, meta, c) -> {

@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
@@ -72,7 +71,7 @@ final class SqsSubscription implements Subscription {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final SqsTransport transport;
-    private final SqsAsyncClient sqs;
+    private final AwsClients aws;
     private final SubscriptionRequest request;
     private final Topic<?> topic;
     private final DeliverySink sink;
@@ -112,7 +111,7 @@ final class SqsSubscription implements Subscription {
             String queueUrl,
             @Nullable SubscriberQueue broadcastQueue) {
         this.transport = transport;
-        this.sqs = transport.sqs();
+        this.aws = transport.aws();
         this.request = request;
         this.topic = request.topic();
         this.sink = sink;
@@ -236,7 +235,7 @@ final class SqsSubscription implements Subscription {
     private void receive(int n) {
         CompletableFuture<ReceiveMessageResponse> call;
         try {
-            call = sqs.receiveMessage(ReceiveMessageRequest.builder()
+            call = aws.sqs(c -> c.receiveMessage(ReceiveMessageRequest.builder()
                     .queueUrl(queueUrl)
                     .maxNumberOfMessages(n)
                     .waitTimeSeconds(waitSeconds)
@@ -248,7 +247,7 @@ final class SqsSubscription implements Subscription {
                             MessageSystemAttributeName.MESSAGE_GROUP_ID)
                     .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(waitSeconds + 30L))
                             .apiCallAttemptTimeout(Duration.ofSeconds(waitSeconds + 10L)))
-                    .build());
+                    .build()));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -462,7 +461,7 @@ final class SqsSubscription implements Subscription {
                     .receiptHandle(batch.get(i).receiptHandle)
                     .build());
         }
-        return sqs.deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries))
+        return aws.sqs(c -> c.deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries)))
                 .thenApply(response -> failuresByIndex(response.failed()));
     }
 
@@ -512,7 +511,8 @@ final class SqsSubscription implements Subscription {
                     .build());
         }
         try {
-            return sqs.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries))
+            return aws.sqs(c -> c.changeMessageVisibilityBatch(
+                            r -> r.queueUrl(queueUrl).entries(entries)))
                     .thenApply(response -> failuresByIndex(response.failed()));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

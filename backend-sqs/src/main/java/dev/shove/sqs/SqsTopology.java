@@ -19,12 +19,10 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.sns.SnsAsyncClient;
 import software.amazon.awssdk.services.sns.model.CreateTopicRequest;
 import software.amazon.awssdk.services.sns.model.ListSubscriptionsByTopicResponse;
 import software.amazon.awssdk.services.sns.model.ListTopicsResponse;
 import software.amazon.awssdk.services.sns.model.Subscription;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.CreateQueueRequest;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueNameExistsException;
@@ -60,8 +58,8 @@ final class SqsTopology {
     static final String TAG_TOUCHED = "shove-touched";
 
     private final SqsConfig config;
-    private final SqsAsyncClient sqs;
-    private final @Nullable SnsAsyncClient sns;
+    private final AwsClients aws;
+    private final boolean sns;
     private final Duration timeout;
     private final Map<String, String> queueUrls = new ConcurrentHashMap<>();
     private final Map<String, String> topicArns = new ConcurrentHashMap<>();
@@ -69,10 +67,10 @@ final class SqsTopology {
     /** A broadcast subscriber's own queue and its SNS subscription. */
     record SubscriberQueue(String name, String url, String arn, String subscriptionArn) {}
 
-    SqsTopology(SqsConfig config, SqsAsyncClient sqs, @Nullable SnsAsyncClient sns) {
+    SqsTopology(SqsConfig config, AwsClients aws) {
         this.config = config;
-        this.sqs = sqs;
-        this.sns = sns;
+        this.aws = aws;
+        this.sns = aws.hasSns();
         this.timeout = config.apiCallTimeout().plusSeconds(5);
         queueUrls.putAll(config.queueUrls());
         topicArns.putAll(config.topicArns());
@@ -111,7 +109,7 @@ final class SqsTopology {
 
     void declare(Topic<?> topic) {
         if (topic.isBroadcast()) {
-            if (sns == null) {
+            if (!sns) {
                 throw new TopologyException("topic '" + topic.name() + "' is a broadcast topic, which needs SNS; this"
                         + " broker was configured with noSns()");
             }
@@ -150,7 +148,7 @@ final class SqsTopology {
             dlqArn = attributes(dlqUrl, "reading dead-letter queue '" + dlq + "'")
                     .get("QueueArn");
         }
-        String topicArn = sns != null ? createTopic(topic) : null;
+        String topicArn = sns ? createTopic(topic) : null;
         String mainName = queueName(topic.name(), fifo);
         Map<String, String> create = fifoAttributes(fifo);
         if (dlqArn != null) {
@@ -166,7 +164,7 @@ final class SqsTopology {
         }
         if (!update.isEmpty()) {
             SqsErrors.await(
-                    sqs.setQueueAttributes(r -> r.queueUrl(mainUrl).attributesWithStrings(update)),
+                    aws.sqs(c -> c.setQueueAttributes(r -> r.queueUrl(mainUrl).attributesWithStrings(update))),
                     timeout,
                     "setting " + update.keySet() + " of queue '" + mainName + "'");
         }
@@ -197,14 +195,14 @@ final class SqsTopology {
         if (topic.dlq().isPresent() && dlqUrl == null) {
             missing.append(" queueUrl(\"").append(topic.dlq().get()).append("\", ...)");
         }
-        if (sns != null && topicArn == null) {
+        if (sns && topicArn == null) {
             missing.append(" topicArn(\"").append(topic.name()).append("\", ...)");
         }
         if (!missing.isEmpty()) {
             throw new TopologyException(
                     ("topic '%s' is partly given in SqsConfig: shove creates none of a given topic's"
                                     + " objects, so give the rest too:%s%s")
-                            .formatted(topic.name(), missing, sns != null ? " (or configure noSns())" : ""));
+                            .formatted(topic.name(), missing, sns ? " (or configure noSns())" : ""));
         }
         Map<String, String> main =
                 attributes(mainUrl, "checking the given queue " + mainUrl + " of topic '" + topic.name() + "'");
@@ -350,10 +348,10 @@ final class SqsTopology {
         }
         try {
             return SqsErrors.await(
-                            sqs.createQueue(CreateQueueRequest.builder()
+                            aws.sqs(c -> c.createQueue(CreateQueueRequest.builder()
                                     .queueName(name)
                                     .attributesWithStrings(attributes)
-                                    .build()),
+                                    .build())),
                             timeout,
                             "creating queue '" + name + "'")
                     .queueUrl();
@@ -371,7 +369,7 @@ final class SqsTopology {
 
     /** The URL of a queue by its SQS name, or null when it does not exist. */
     private @Nullable String findQueueUrl(String name) {
-        CompletableFuture<@Nullable String> lookup = sqs.getQueueUrl(r -> r.queueName(name))
+        CompletableFuture<@Nullable String> lookup = aws.sqs(c -> c.getQueueUrl(r -> r.queueName(name)))
                 .handle((response, failure) -> {
                     if (failure == null) {
                         return response.queueUrl();
@@ -386,12 +384,14 @@ final class SqsTopology {
 
     private Map<String, String> attributes(String url, String what) {
         return SqsErrors.await(
-                        sqs.getQueueAttributes(r -> r.queueUrl(url).attributeNamesWithStrings("All")), timeout, what)
+                        aws.sqs(c -> c.getQueueAttributes(r -> r.queueUrl(url).attributeNamesWithStrings("All"))),
+                        timeout,
+                        what)
                 .attributesAsStrings();
     }
 
     private String createTopic(Topic<?> topic) {
-        SnsAsyncClient client = requireSns();
+        requireSns();
         String name = snsName(topic);
         Map<String, String> attributes = new HashMap<>();
         if (topic.isSequenced()) {
@@ -399,21 +399,21 @@ final class SqsTopology {
             attributes.put("ContentBasedDeduplication", "false");
         }
         return SqsErrors.await(
-                        client.createTopic(CreateTopicRequest.builder()
+                        aws.sns(c -> c.createTopic(CreateTopicRequest.builder()
                                 .name(name)
                                 .attributes(attributes)
-                                .build()),
+                                .build())),
                         timeout,
                         "creating SNS topic '" + name + "'")
                 .topicArn();
     }
 
     private void checkTopic(Topic<?> topic, String topicArn) {
-        SnsAsyncClient client = requireSns();
+        requireSns();
         Map<String, String> attributes;
         try {
             attributes = SqsErrors.await(
-                            client.getTopicAttributes(r -> r.topicArn(topicArn)),
+                            aws.sns(c -> c.getTopicAttributes(r -> r.topicArn(topicArn))),
                             timeout,
                             "checking SNS topic " + topicArn + " of topic '" + topic.name() + "'")
                     .attributes();
@@ -436,14 +436,14 @@ final class SqsTopology {
     }
 
     private void subscribe(Topic<?> topic, String topicArn, String queueArn, String queue) {
-        SnsAsyncClient client = requireSns();
+        requireSns();
         try {
             SqsErrors.await(
-                    client.subscribe(r -> r.topicArn(topicArn)
+                    aws.sns(c -> c.subscribe(r -> r.topicArn(topicArn)
                             .protocol("sqs")
                             .endpoint(queueArn)
                             .attributes(Map.of("RawMessageDelivery", "true"))
-                            .returnSubscriptionArn(true)),
+                            .returnSubscriptionArn(true))),
                     timeout,
                     "subscribing queue '" + queue + "' to SNS topic " + topicArn);
         } catch (TopologyException e) {
@@ -460,7 +460,7 @@ final class SqsTopology {
         for (Subscription s : subscriptions(topicArn)) {
             if (queueArn.equals(s.endpoint())) {
                 Map<String, String> attributes = SqsErrors.await(
-                                requireSns().getSubscriptionAttributes(r -> r.subscriptionArn(s.subscriptionArn())),
+                                aws.sns(c -> c.getSubscriptionAttributes(r -> r.subscriptionArn(s.subscriptionArn()))),
                                 timeout,
                                 "checking subscription " + s.subscriptionArn())
                         .attributes();
@@ -478,13 +478,14 @@ final class SqsTopology {
     }
 
     private List<Subscription> subscriptions(String topicArn) {
-        SnsAsyncClient client = requireSns();
+        requireSns();
         List<Subscription> all = new ArrayList<>();
         String next = null;
         do {
             String token = next;
             ListSubscriptionsByTopicResponse page = SqsErrors.await(
-                    client.listSubscriptionsByTopic(r -> r.topicArn(topicArn).nextToken(token)),
+                    aws.sns(c ->
+                            c.listSubscriptionsByTopic(r -> r.topicArn(topicArn).nextToken(token))),
                     timeout,
                     "listing the subscriptions of SNS topic " + topicArn);
             all.addAll(page.subscriptions());
@@ -493,11 +494,10 @@ final class SqsTopology {
         return all;
     }
 
-    private SnsAsyncClient requireSns() {
-        if (sns == null) {
+    private void requireSns() {
+        if (!sns) {
             throw new IllegalStateException("SNS is off (noSns())");
         }
-        return sns;
     }
 
     // ------------------------------------------------------------------ resolution (publish, subscribe)
@@ -518,7 +518,7 @@ final class SqsTopology {
         } catch (TopologyException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return sqs.getQueueUrl(r -> r.queueName(name)).handle((response, failure) -> {
+        return aws.sqs(c -> c.getQueueUrl(r -> r.queueName(name))).handle((response, failure) -> {
             if (failure == null) {
                 queueUrls.put(key(shoveName, fifo), response.queueUrl());
                 return response.queueUrl();
@@ -548,7 +548,7 @@ final class SqsTopology {
     }
 
     private CompletableFuture<String> findTopic(Topic<?> topic, String name, @Nullable String token) {
-        return requireSns().listTopics(r -> r.nextToken(token)).thenCompose((ListTopicsResponse page) -> {
+        return aws.sns(c -> c.listTopics(r -> r.nextToken(token))).thenCompose((ListTopicsResponse page) -> {
             for (var t : page.topics()) {
                 if (t.topicArn().endsWith(":" + name)) {
                     topicArns.put(topic.name(), t.topicArn());
@@ -585,29 +585,28 @@ final class SqsTopology {
         ThreadLocalRandom.current().nextBytes(random);
         String name = queueName(subscriberPrefix(topic) + HexFormat.of().formatHex(random), false);
         String url = SqsErrors.await(
-                        sqs.createQueue(r -> r.queueName(name)
+                        aws.sqs(c -> c.createQueue(r -> r.queueName(name)
                                 .tags(Map.of(
                                         TAG_BROADCAST,
                                         topic.name(),
                                         TAG_TOUCHED,
-                                        Long.toString(System.currentTimeMillis())))),
+                                        Long.toString(System.currentTimeMillis()))))),
                         timeout,
                         "creating broadcast queue '" + name + "'")
                 .queueUrl();
         String arn = attributes(url, "reading broadcast queue '" + name + "'").get("QueueArn");
         SqsErrors.await(
-                sqs.setQueueAttributes(r -> r.queueUrl(url)
+                aws.sqs(c -> c.setQueueAttributes(r -> r.queueUrl(url)
                         .attributesWithStrings(
-                                Map.of(QueueAttributeName.POLICY.toString(), queuePolicy(arn, topicArn)))),
+                                Map.of(QueueAttributeName.POLICY.toString(), queuePolicy(arn, topicArn))))),
                 timeout,
                 "setting the policy of broadcast queue '" + name + "'");
         String subscription = SqsErrors.await(
-                        requireSns()
-                                .subscribe(r -> r.topicArn(topicArn)
-                                        .protocol("sqs")
-                                        .endpoint(arn)
-                                        .attributes(Map.of("RawMessageDelivery", "true"))
-                                        .returnSubscriptionArn(true)),
+                        aws.sns(c -> c.subscribe(r -> r.topicArn(topicArn)
+                                .protocol("sqs")
+                                .endpoint(arn)
+                                .attributes(Map.of("RawMessageDelivery", "true"))
+                                .returnSubscriptionArn(true))),
                         timeout,
                         "subscribing broadcast queue '" + name + "' to " + topicArn)
                 .subscriptionArn();
@@ -622,7 +621,7 @@ final class SqsTopology {
     void deleteSubscriberQueue(SubscriberQueue queue) {
         try {
             SqsErrors.await(
-                    requireSns().unsubscribe(r -> r.subscriptionArn(queue.subscriptionArn())),
+                    aws.sns(c -> c.unsubscribe(r -> r.subscriptionArn(queue.subscriptionArn()))),
                     timeout,
                     "unsubscribing broadcast queue '" + queue.name() + "'");
         } catch (RuntimeException e) {
@@ -630,7 +629,7 @@ final class SqsTopology {
         }
         try {
             SqsErrors.await(
-                    sqs.deleteQueue(r -> r.queueUrl(queue.url())),
+                    aws.sqs(c -> c.deleteQueue(r -> r.queueUrl(queue.url()))),
                     timeout,
                     "deleting broadcast queue '" + queue.name() + "'");
         } catch (RuntimeException e) {
@@ -642,8 +641,8 @@ final class SqsTopology {
 
     /** Marks a broadcast subscriber's queue as alive now. */
     CompletableFuture<?> touch(SubscriberQueue queue) {
-        return sqs.tagQueue(
-                r -> r.queueUrl(queue.url()).tags(Map.of(TAG_TOUCHED, Long.toString(System.currentTimeMillis()))));
+        return aws.sqs(c -> c.tagQueue(
+                r -> r.queueUrl(queue.url()).tags(Map.of(TAG_TOUCHED, Long.toString(System.currentTimeMillis())))));
     }
 
     /**
@@ -656,14 +655,17 @@ final class SqsTopology {
             long now = System.currentTimeMillis();
             long expiry = config.broadcastQueueExpiry().toMillis();
             List<String> urls = SqsErrors.await(
-                            sqs.listQueues(r -> r.queueNamePrefix(prefix).maxResults(1000)),
+                            aws.sqs(c ->
+                                    c.listQueues(r -> r.queueNamePrefix(prefix).maxResults(1000))),
                             timeout,
                             "listing the broadcast queues of '" + topic.name() + "'")
                     .queueUrls();
             List<Subscription> subscriptions = null;
             for (String url : urls) {
                 Map<String, String> tags = SqsErrors.await(
-                                sqs.listQueueTags(r -> r.queueUrl(url)), timeout, "reading the tags of " + url)
+                                aws.sqs(c -> c.listQueueTags(r -> r.queueUrl(url))),
+                                timeout,
+                                "reading the tags of " + url)
                         .tags();
                 long touched;
                 try {
@@ -681,12 +683,12 @@ final class SqsTopology {
                 for (Subscription s : subscriptions) {
                     if (arn.equals(s.endpoint())) {
                         SqsErrors.await(
-                                requireSns().unsubscribe(r -> r.subscriptionArn(s.subscriptionArn())),
+                                aws.sns(c -> c.unsubscribe(r -> r.subscriptionArn(s.subscriptionArn()))),
                                 timeout,
                                 "unsubscribing " + url);
                     }
                 }
-                SqsErrors.await(sqs.deleteQueue(r -> r.queueUrl(url)), timeout, "deleting " + url);
+                SqsErrors.await(aws.sqs(c -> c.deleteQueue(r -> r.queueUrl(url))), timeout, "deleting " + url);
                 log.info(
                         "deleted broadcast queue {} of topic '{}': its subscriber stopped touching it {} ms ago (it"
                                 + " died without removing it)",

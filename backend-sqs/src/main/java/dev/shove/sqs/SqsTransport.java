@@ -6,6 +6,7 @@ import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -14,7 +15,6 @@ import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,35 +24,26 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.core.client.config.SdkAdvancedAsyncClientOption;
-import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.services.sns.SnsAsyncClient;
 import software.amazon.awssdk.services.sns.model.PublishBatchRequestEntry;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
 
 /**
- * The SQS/SNS transport: one asynchronous SQS client and one SNS client over one shared Netty HTTP client, the
- * topology, and the subscriptions. It translates and decides nothing: where a copy goes is the engine's {@link
- * Settlement}; this class only knows which queue that is and how SQS takes it.
+ * The SQS/SNS transport: the SQS and SNS clients ({@link AwsClients}: each call a future on a virtual thread), the
+ * topology, the subscriptions and the dead-letter stores. It translates and decides nothing: where a copy goes is the
+ * engine's {@link Settlement}; this class only knows which queue that is and how SQS takes it.
  *
  * <p>Publishing goes to the topic's SNS topic (so that other queues subscribed to it get the message too), or
  * straight to its queue with {@link SqsConfig.Builder#noSns()}. A retry copy goes back to the queue its original came
@@ -60,7 +51,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  * early); a dead letter goes to the dead-letter queue at once.
  *
  * <p>HTTP is stateless: when SQS or the emulator is away, calls fail and are tried again (consumers back off; publishes
- * fail with a retriable {@link PublishException}); nothing needs to reconnect.
+ * fail with a retriable {@link PublishException}); nothing needs to reconnect. The calls tell {@link SqsHealth} what
+ * the connection's health is.
  */
 final class SqsTransport implements Transport {
     private static final Logger log = LoggerFactory.getLogger(SqsTransport.class);
@@ -74,13 +66,11 @@ final class SqsTransport implements Transport {
     private final TransportContext context;
     private final String endpointDescription;
     private final Capabilities capabilities;
-    private final SdkAsyncHttpClient http;
-    private final SqsAsyncClient sqs;
-    private final @Nullable SnsAsyncClient sns;
-    private final ExecutorService completions;
+    private final AwsClients aws;
     private final ScheduledExecutorService scheduler;
     private final SqsTopology topology;
     private final Set<SqsSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private final Set<SqsDeadLetters.Pass> passes = ConcurrentHashMap.newKeySet();
     private final long maxCopyDelaySeconds;
     private volatile boolean closed;
 
@@ -92,15 +82,6 @@ final class SqsTransport implements Transport {
         this.capabilities = capabilities(config);
         this.maxCopyDelaySeconds = config.maxCopyDelay().toSeconds();
         String client = context.clientName();
-        this.http = NettyNioAsyncHttpClient.builder()
-                .maxConcurrency(config.maxConnections())
-                .maxPendingConnectionAcquires(100_000)
-                .connectionAcquisitionTimeout(config.apiCallTimeout())
-                .readTimeout(config.receiveWait().plusSeconds(10))
-                .eventLoopGroup(EventLoops.GROUP)
-                .build();
-        this.completions = Executors.newThreadPerTaskExecutor(
-                Thread.ofVirtual().name("shove-sqs-io-" + client + "-", 0).factory());
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(
                 1,
                 Thread.ofPlatform().daemon().name("shove-sqs-timer-" + client).factory());
@@ -108,29 +89,8 @@ final class SqsTransport implements Transport {
         this.scheduler = timer;
         AwsCredentialsProvider credentials = config.credentialsProvider()
                 .orElseGet(() -> DefaultCredentialsProvider.builder().build());
-        var sqsBuilder = SqsAsyncClient.builder()
-                .httpClient(http)
-                .region(region)
-                .credentialsProvider(credentials)
-                .asyncConfiguration(
-                        a -> a.advancedOption(SdkAdvancedAsyncClientOption.FUTURE_COMPLETION_EXECUTOR, completions))
-                .overrideConfiguration(o -> o.apiCallTimeout(config.apiCallTimeout()));
-        config.endpoint().ifPresent(sqsBuilder::endpointOverride);
-        this.sqs = sqsBuilder.build();
-        if (config.usesSns()) {
-            var snsBuilder = SnsAsyncClient.builder()
-                    .httpClient(http)
-                    .region(region)
-                    .credentialsProvider(credentials)
-                    .asyncConfiguration(
-                            a -> a.advancedOption(SdkAdvancedAsyncClientOption.FUTURE_COMPLETION_EXECUTOR, completions))
-                    .overrideConfiguration(o -> o.apiCallTimeout(config.apiCallTimeout()));
-            config.snsEndpoint().ifPresent(snsBuilder::endpointOverride);
-            this.sns = snsBuilder.build();
-        } else {
-            this.sns = null;
-        }
-        this.topology = new SqsTopology(config, sqs, sns);
+        this.aws = new AwsClients(config, region, credentials, client, new SqsHealth(context, endpointDescription));
+        this.topology = new SqsTopology(config, aws);
         try {
             ping(config.apiCallTimeout());
         } catch (RuntimeException e) {
@@ -140,22 +100,7 @@ final class SqsTransport implements Transport {
                             + "); is it running and are the credentials right? Locally: scripts/brokers.sh up sqs",
                     e);
         }
-        log.info("connected '{}' to SQS{} at {}", client, sns != null ? " and SNS" : "", endpointDescription);
-    }
-
-    /**
-     * The Netty event loops of every SQS transport in the process: daemon threads, made once and never shut down.
-     * Each transport's HTTP client shuts down only what it owns, so closing a broker does not wait out Netty's
-     * graceful shutdown of a group of its own (two seconds at least).
-     */
-    private static final class EventLoops {
-        private static final AtomicInteger THREADS = new AtomicInteger();
-        static final SdkEventLoopGroup GROUP = SdkEventLoopGroup.create(new NioEventLoopGroup(
-                Math.max(2, Runtime.getRuntime().availableProcessors()),
-                (Runnable r) -> Thread.ofPlatform()
-                        .daemon()
-                        .name("shove-sqs-netty-" + THREADS.getAndIncrement())
-                        .unstarted(r)));
+        log.info("connected '{}' to SQS{} at {}", client, aws.hasSns() ? " and SNS" : "", endpointDescription);
     }
 
     private static Region region(SqsConfig config) {
@@ -198,8 +143,8 @@ final class SqsTransport implements Transport {
         return config;
     }
 
-    SqsAsyncClient sqs() {
-        return sqs;
+    AwsClients aws() {
+        return aws;
     }
 
     SqsTopology topology() {
@@ -212,6 +157,14 @@ final class SqsTransport implements Transport {
 
     void backendError(String kind) {
         context.backendError(name(), kind);
+    }
+
+    void register(SqsDeadLetters.Pass pass) {
+        passes.add(pass);
+    }
+
+    void unregister(SqsDeadLetters.Pass pass) {
+        passes.remove(pass);
     }
 
     void register(SqsSubscription subscription) {
@@ -244,23 +197,22 @@ final class SqsTransport implements Transport {
         }
         String what = "a message of topic '" + topic.name() + "'";
         CompletableFuture<?> sent;
-        if (sns != null) {
-            SnsAsyncClient client = sns;
+        if (aws.hasSns()) {
             sent = topology.topicArn(topic)
-                    .thenCompose(arn -> client.publish(r -> {
+                    .thenCompose(arn -> aws.sns(c -> c.publish(r -> {
                         r.topicArn(arn).message(encoded.body()).messageAttributes(encoded.forSns());
                         if (topic.isSequenced()) {
                             r.messageGroupId(groupOf(message)).messageDeduplicationId(dedupId(message.headers()));
                         }
-                    }));
+                    })));
         } else {
             sent = topology.queueUrl(topic, topic.name())
-                    .thenCompose(url -> sqs.sendMessage(r -> {
+                    .thenCompose(url -> aws.sqs(c -> c.sendMessage(r -> {
                         r.queueUrl(url).messageBody(encoded.body()).messageAttributes(encoded.forSqs());
                         if (topic.isSequenced()) {
                             r.messageGroupId(groupOf(message)).messageDeduplicationId(dedupId(message.headers()));
                         }
-                    }));
+                    })));
         }
         return sent.handle((ok, failure) -> {
             if (failure != null) {
@@ -324,8 +276,7 @@ final class SqsTransport implements Transport {
             List<CompletableFuture<Void>> results) {
         String what = "a batch of " + indices.size() + " message(s) for topic '" + topic.name() + "'";
         CompletableFuture<List<BatchFailure>> call;
-        if (sns != null) {
-            SnsAsyncClient client = sns;
+        if (aws.hasSns()) {
             List<PublishBatchRequestEntry> entries = new ArrayList<>(indices.size());
             for (int j = 0; j < indices.size(); j++) {
                 OutboundMessage m = messages.get(indices.get(j));
@@ -339,7 +290,8 @@ final class SqsTransport implements Transport {
                 entries.add(e.build());
             }
             call = topology.topicArn(topic)
-                    .thenCompose(arn -> client.publishBatch(r -> r.topicArn(arn).publishBatchRequestEntries(entries)))
+                    .thenCompose(arn ->
+                            aws.sns(c -> c.publishBatch(r -> r.topicArn(arn).publishBatchRequestEntries(entries))))
                     .thenApply(response -> response.failed().stream()
                             .map(f ->
                                     new BatchFailure(Integer.parseInt(f.id()), f.code(), f.message(), f.senderFault()))
@@ -358,8 +310,8 @@ final class SqsTransport implements Transport {
                 entries.add(e.build());
             }
             call = topology.queueUrl(topic, topic.name())
-                    .thenCompose(
-                            url -> sqs.sendMessageBatch(r -> r.queueUrl(url).entries(entries)))
+                    .thenCompose(url ->
+                            aws.sqs(c -> c.sendMessageBatch(r -> r.queueUrl(url).entries(entries))))
                     .thenApply(response -> response.failed().stream()
                             .map((BatchResultErrorEntry f) ->
                                     new BatchFailure(Integer.parseInt(f.id()), f.code(), f.message(), f.senderFault()))
@@ -400,7 +352,7 @@ final class SqsTransport implements Transport {
         if (SqsErrors.isMissingQueue(cause) || SqsErrors.isMissingTopic(cause)) {
             topology.forget(topic);
             return new TopologyException(
-                    "cannot publish to topic '" + topic.name() + "': its " + (sns != null ? "SNS topic" : "queue")
+                    "cannot publish to topic '" + topic.name() + "': its " + (aws.hasSns() ? "SNS topic" : "queue")
                             + " does not exist (" + SqsErrors.describe(cause)
                             + "). Declare the topic first with broker.topology().declare(topic)",
                     cause);
@@ -424,10 +376,16 @@ final class SqsTransport implements Transport {
 
     /**
      * The FIFO deduplication id of a new message: its shove message id, unique per publish, so that two messages with
-     * the same payload are never taken for one (content-based deduplication would drop the second).
+     * the same payload are never taken for one (content-based deduplication would drop the second). A replayed dead
+     * letter keeps its message id but is a publish of its own: its replay count makes its id new, or SQS would drop it
+     * as a duplicate of the original within the five minutes it remembers ids.
      */
     private static String dedupId(Map<String, String> headers) {
         String id = headers.get(ShoveHeaders.MESSAGE_ID);
+        String replays = headers.get(ShoveHeaders.REPLAY_COUNT);
+        if (id != null && replays != null) {
+            id = id + "-replay-" + replays;
+        }
         return id != null && DEDUP_ID.matcher(id).matches()
                 ? id
                 : UUID.randomUUID().toString();
@@ -484,7 +442,7 @@ final class SqsTransport implements Transport {
     }
 
     private CompletableFuture<Void> send(SendMessageRequest request) {
-        return sqs.sendMessage(request).thenApply(r -> null);
+        return aws.sqs(c -> c.sendMessage(request)).thenApply(r -> null);
     }
 
     private static String groupOf(SqsDelivery delivery) {
@@ -503,26 +461,57 @@ final class SqsTransport implements Transport {
         return SqsSubscription.open(this, request, sink);
     }
 
+    /**
+     * The depth of the topic's queue: ready is {@code ApproximateNumberOfMessages}, in flight {@code
+     * ApproximateNumberOfMessagesNotVisible}, and held {@code ApproximateNumberOfMessagesDelayed}: the retry copies
+     * waiting out their {@code DelaySeconds} in the same queue (a sequenced topic's retries wait in place, in flight).
+     */
     @Override
     public QueueStats stats(Topic<?> topic) {
         checkOpen();
         if (topic.isBroadcast()) {
             return new QueueStats(0, 0); // each subscriber has a queue of its own; nothing waits for a group
         }
+        Map<String, String> attributes = queueAttributes(
+                topic,
+                topic.name(),
+                "reading the depth of topic '" + topic.name() + "'",
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED);
+        return new QueueStats(
+                count(attributes, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES),
+                count(attributes, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE),
+                count(attributes, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED));
+    }
+
+    /**
+     * The dead-letter queue of a topic: one queue, whatever the group (a group names no queue on SQS: its consumers
+     * compete for the topic's queues, the dead-letter consumer for its dead-letter queue).
+     */
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String dlq = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        return new SqsDeadLetters(this, topic, dlq);
+    }
+
+    /** Attributes of one of a topic's queues, read now (blocking, bounded by the API call timeout). */
+    Map<String, String> queueAttributes(Topic<?> topic, String queue, String what, QueueAttributeName... names) {
         Duration timeout = config.apiCallTimeout().plusSeconds(5);
         String url = SqsErrors.await(
-                topology.queueUrl(topic, topic.name()), timeout, "finding the queue of topic '" + topic.name() + "'");
-        Map<String, String> attributes = SqsErrors.await(
-                        sqs.getQueueAttributes(r -> r.queueUrl(url)
-                                .attributeNames(
-                                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)),
-                        timeout,
-                        "reading the depth of topic '" + topic.name() + "'")
+                topology.queueUrl(topic, queue),
+                timeout,
+                "finding queue '" + queue + "' of topic '" + topic.name() + "'");
+        return SqsErrors.await(
+                        aws.sqs(c -> c.getQueueAttributes(r -> r.queueUrl(url).attributeNames(names))), timeout, what)
                 .attributesAsStrings();
-        return new QueueStats(
-                count(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES.toString())),
-                count(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE.toString())));
+    }
+
+    static long count(Map<String, String> attributes, QueueAttributeName name) {
+        return count(attributes.get(name.toString()));
     }
 
     private static long count(@Nullable String value) {
@@ -538,8 +527,9 @@ final class SqsTransport implements Transport {
         checkOpen();
         try {
             SqsErrors.await(
-                    sqs.listQueues(r -> r.queueNamePrefix(config.namePrefix().isEmpty() ? "shove" : config.namePrefix())
-                            .maxResults(1)),
+                    aws.sqs(c -> c.listQueues(
+                            r -> r.queueNamePrefix(config.namePrefix().isEmpty() ? "shove" : config.namePrefix())
+                                    .maxResults(1))),
                     timeout,
                     "pinging SQS at " + endpointDescription);
         } catch (TopologyException e) {
@@ -569,25 +559,15 @@ final class SqsTransport implements Transport {
                 log.warn("closing consumer {} failed: {}", s.consumerId(), e.toString());
             }
         }
+        for (SqsDeadLetters.Pass p : List.copyOf(passes)) {
+            p.close(); // a pass left open gives back what it holds, rather than hiding it for its lease
+        }
         closeClients();
         log.info("closed '{}' to SQS at {}", context.clientName(), endpointDescription);
     }
 
     private void closeClients() {
         scheduler.shutdownNow();
-        try {
-            sqs.close();
-        } catch (RuntimeException e) {
-            log.debug("closing the SQS client failed: {}", e.toString());
-        }
-        if (sns != null) {
-            try {
-                sns.close();
-            } catch (RuntimeException e) {
-                log.debug("closing the SNS client failed: {}", e.toString());
-            }
-        }
-        http.close();
-        completions.shutdown();
+        aws.close();
     }
 }

@@ -16,14 +16,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sns.SnsAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sns.SnsClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /** Broadcast topics: an SNS topic fanned out to a queue of its own per running subscriber. */
 class SqsBroadcastIT {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-    private static SqsAsyncClient sqs;
-    private static SnsAsyncClient sns;
+    private static SqsClient sqs;
+    private static SnsClient sns;
 
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
 
@@ -56,7 +56,7 @@ class SqsBroadcastIT {
     }
 
     private static String topicArn(String name) {
-        return sns.listTopics().join().topics().stream()
+        return sns.listTopics().topics().stream()
                 .map(t -> t.topicArn())
                 .filter(a -> a.endsWith(":" + name))
                 .findFirst()
@@ -89,7 +89,6 @@ class SqsBroadcastIT {
 
         assertThat(SqsTestSupport.queues(sqs, topic.name() + "-bc-")).hasSize(2);
         assertThat(sns.listSubscriptionsByTopic(r -> r.topicArn(topicArn(topic.name())))
-                        .join()
                         .subscriptions())
                 .hasSize(2);
         broker.publisher().publish(topic, "hello");
@@ -98,7 +97,6 @@ class SqsBroadcastIT {
         assertThat(groupB.stop(Duration.ofSeconds(5)).exitCode()).isZero();
         assertThat(SqsTestSupport.queues(sqs, topic.name() + "-bc-")).hasSize(1);
         assertThat(sns.listSubscriptionsByTopic(r -> r.topicArn(topicArn(topic.name())))
-                        .join()
                         .subscriptions())
                 .hasSize(1);
     }
@@ -124,20 +122,18 @@ class SqsBroadcastIT {
                                 topic.name(),
                                 SqsTopology.TAG_TOUCHED,
                                 Long.toString(System.currentTimeMillis() - 60_000))))
-                .join()
                 .queueUrl();
         String deadArn = sqs.getQueueAttributes(r -> r.queueUrl(deadUrl).attributeNamesWithStrings("QueueArn"))
-                .join()
                 .attributesAsStrings()
                 .get("QueueArn");
-        sns.subscribe(r -> r.topicArn(arn).protocol("sqs").endpoint(deadArn)).join();
+        sns.subscribe(r -> r.topicArn(arn).protocol("sqs").endpoint(deadArn));
         var live = broker.consumerGroup();
         live.register(topic, () -> (m, meta, c) -> Outcome.ack());
         live.start();
         closeables.add(() -> live.stop(Duration.ofSeconds(5)));
 
         assertThat(SqsTestSupport.queues(sqs, topic.name() + "-bc-")).hasSize(1).noneMatch(u -> u.endsWith(deadName));
-        assertThat(sns.listSubscriptionsByTopic(r -> r.topicArn(arn)).join().subscriptions())
+        assertThat(sns.listSubscriptionsByTopic(r -> r.topicArn(arn)).subscriptions())
                 .hasSize(1)
                 .noneMatch(s -> s.endpoint().equals(deadArn));
 

@@ -24,12 +24,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /** Long polling, the window across pollers, queue depth, retries that wait in SQS, and dead letters at once. */
 class SqsConsumptionIT {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-    private static SqsAsyncClient sqs;
+    private static SqsClient sqs;
 
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
 
@@ -67,9 +67,8 @@ class SqsConsumptionIT {
     }
 
     private static Map<String, String> attributes(String queue) {
-        String url = sqs.getQueueUrl(r -> r.queueName(queue)).join().queueUrl();
+        String url = sqs.getQueueUrl(r -> r.queueName(queue)).queueUrl();
         return sqs.getQueueAttributes(r -> r.queueUrl(url).attributeNamesWithStrings("All"))
-                .join()
                 .attributesAsStrings();
     }
 
@@ -93,8 +92,8 @@ class SqsConsumptionIT {
     }
 
     @Test
-    @DisplayName("prefetch 25 runs 3 pollers yet holds at most 25 messages; stats reads ApproximateNumberOfMessages"
-            + " and ...NotVisible")
+    @DisplayName("prefetch 25 runs 3 pollers yet holds at most 25 messages; stats reads ApproximateNumberOfMessages,"
+            + " ...NotVisible and ...Delayed")
     void windowAcrossPollersAndStats() throws Exception {
         Topic<String> topic = topic("poll-window");
         Broker<Sqs> broker = broker(SqsTestSupport.config());
@@ -128,7 +127,7 @@ class SqsConsumptionIT {
         assertThat(running).hasValue(25);
         gate.countDown();
         await().atMost(PATIENCE).until(() -> handled.get() == 60);
-        await().atMost(PATIENCE).until(() -> transport.stats(topic).equals(new QueueStats(0, 0)));
+        await().atMost(PATIENCE).until(() -> transport.stats(topic).equals(new QueueStats(0, 0, 0)));
     }
 
     @Test
@@ -224,16 +223,15 @@ class SqsConsumptionIT {
                 broker(SqsTestSupport.config().toBuilder().maxReceiveCount(2).build());
         broker.topology().declare(topic);
         broker.publisher().publish(topic, "crashes-its-consumer");
-        String url = sqs.getQueueUrl(r -> r.queueName(topic.name())).join().queueUrl();
+        String url = sqs.getQueueUrl(r -> r.queueName(topic.name())).queueUrl();
         for (int i = 0; i < 2; i++) {
             // a consumer that takes the message and dies: it becomes visible again without a settlement
             await().atMost(PATIENCE)
                     .until(() -> !sqs.receiveMessage(r -> r.queueUrl(url).visibilityTimeout(0))
-                            .join()
                             .messages()
                             .isEmpty());
         }
-        sqs.receiveMessage(r -> r.queueUrl(url).waitTimeSeconds(1)).join();
+        sqs.receiveMessage(r -> r.queueUrl(url).waitTimeSeconds(1));
 
         await().atMost(PATIENCE)
                 .until(() -> attributes(topic.name() + "-dlq")

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * A consumer killed with SIGKILL ({@link SqsCrashChild} in a child JVM) loses nothing: what it held comes back when its
@@ -104,10 +104,9 @@ class SqsCrashIT {
         child.waitFor(10, TimeUnit.SECONDS);
     }
 
-    private static Map<String, String> depth(SqsAsyncClient sqs, String queue) {
-        String url = sqs.getQueueUrl(r -> r.queueName(queue)).join().queueUrl();
+    private static Map<String, String> depth(SqsClient sqs, String queue) {
+        String url = sqs.getQueueUrl(r -> r.queueName(queue)).queueUrl();
         return sqs.getQueueAttributes(r -> r.queueUrl(url).attributeNamesWithStrings("All"))
-                .join()
                 .attributesAsStrings();
     }
 
@@ -146,7 +145,7 @@ class SqsCrashIT {
         broker.publisher().publish(topic, new Msg("a", 1));
         List<String> child = startChild(topic.name(), "retry");
         await().atMost(PATIENCE).until(() -> child.contains("HANDLED a1 0"));
-        try (SqsAsyncClient sqs = SqsTestSupport.sqs()) {
+        try (SqsClient sqs = SqsTestSupport.sqs()) {
             // the copy waits delayed in SQS and the original is deleted: the child holds nothing
             await().atMost(PATIENCE).until(() -> {
                 Map<String, String> d = depth(sqs, topic.name());

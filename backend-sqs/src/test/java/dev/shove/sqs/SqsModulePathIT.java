@@ -19,15 +19,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves the module descriptor of {@code dev.shove.sqs} at run time: a program of its own module ({@code
  * src/test/resources/module-path-check}) is compiled against the backend and run with {@code java --module-path} in a
- * child JVM, the backend, core and their runtime dependencies (the AWS SDK and Netty as automatic modules) on the
- * module path and nothing else; it publishes a message through SNS and receives it.
+ * child JVM, the backend, core and their runtime dependencies (the AWS SDK and Apache HttpClient 5 as automatic
+ * modules) on the module path and nothing else, no Netty; it connects with an {@code sqs://} URI (the provider
+ * declared in the module descriptor), publishes a message through SNS and receives it.
  */
 class SqsModulePathIT {
     /** Runtime dependencies by their repository path; shove's own modules come from this build's target folders. */
     private static final List<String> RUNTIME = List.of(
             "/dev/shove/shove-core/",
             "/software/amazon/awssdk/",
-            "/io/netty/",
+            "/org/apache/httpcomponents/",
             "/org/reactivestreams/",
             "/com/fasterxml/jackson/",
             "/io/micrometer/",

@@ -17,11 +17,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.sns.SnsAsyncClient;
-import software.amazon.awssdk.services.sns.model.Topic;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sns.SnsClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The one fixture of the SQS ITs: where the emulator is ({@code SHOVE_SQS_ENDPOINT}, default {@code
@@ -60,22 +59,22 @@ final class SqsTestSupport {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    static SqsAsyncClient sqs() {
+    static SqsClient sqs() {
         return sqs(endpoint());
     }
 
-    static SqsAsyncClient sqs(String endpoint) {
-        return SqsAsyncClient.builder()
-                .httpClient(NettyNioAsyncHttpClient.builder().build())
+    static SqsClient sqs(String endpoint) {
+        return SqsClient.builder()
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .endpointOverride(URI.create(endpoint))
                 .build();
     }
 
-    static SnsAsyncClient sns() {
-        return SnsAsyncClient.builder()
-                .httpClient(NettyNioAsyncHttpClient.builder().build())
+    static SnsClient sns() {
+        return SnsClient.builder()
+                .httpClientBuilder(Apache5HttpClient.builder())
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .endpointOverride(URI.create(endpoint()))
@@ -83,21 +82,17 @@ final class SqsTestSupport {
     }
 
     /** The URLs of every queue whose name starts with {@code prefix}. */
-    static List<String> queues(SqsAsyncClient sqs, String prefix) {
-        return sqs.listQueues(r -> r.queueNamePrefix(prefix).maxResults(1000))
-                .join()
-                .queueUrls();
+    static List<String> queues(SqsClient sqs, String prefix) {
+        return sqs.listQueues(r -> r.queueNamePrefix(prefix).maxResults(1000)).queueUrls();
     }
 
     /** Every queue URL and topic ARN now, for deleting what a test class created. */
     static Set<String> snapshot() {
         Set<String> all = new HashSet<>();
-        try (SqsAsyncClient sqs = sqs();
-                SnsAsyncClient sns = sns()) {
+        try (SqsClient sqs = sqs();
+                SnsClient sns = sns()) {
             all.addAll(queues(sqs, ""));
-            sns.listTopicsPaginator(r -> {})
-                    .subscribe(p -> p.topics().stream().map(Topic::topicArn).forEach(all::add))
-                    .join();
+            sns.listTopicsPaginator(r -> {}).topics().forEach(t -> all.add(t.topicArn()));
         }
         return all;
     }
@@ -106,16 +101,16 @@ final class SqsTestSupport {
     static void deleteCreatedSince(Set<String> before) {
         Set<String> now = snapshot();
         now.removeAll(before);
-        try (SqsAsyncClient sqs = sqs();
-                SnsAsyncClient sns = sns()) {
+        try (SqsClient sqs = sqs();
+                SnsClient sns = sns()) {
             for (String id : now) {
                 try {
                     if (id.startsWith("arn:")) {
-                        sns.deleteTopic(r -> r.topicArn(id)).get(10, TimeUnit.SECONDS);
+                        sns.deleteTopic(r -> r.topicArn(id));
                     } else {
-                        sqs.deleteQueue(r -> r.queueUrl(id)).get(10, TimeUnit.SECONDS);
+                        sqs.deleteQueue(r -> r.queueUrl(id));
                     }
-                } catch (Exception e) {
+                } catch (RuntimeException e) {
                     // best effort: a leftover queue only costs the emulator's memory
                 }
             }

@@ -20,14 +20,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sns.SnsAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sns.SnsClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /** What a topic becomes on SQS and SNS, what an existing queue must agree with, and topology given by URL and ARN. */
 class SqsTopologyIT {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static SqsAsyncClient sqs;
-    private static SnsAsyncClient sns;
+    private static SqsClient sqs;
+    private static SnsClient sns;
 
     private final List<Broker<Sqs>> brokers = new CopyOnWriteArrayList<>();
 
@@ -58,17 +58,16 @@ class SqsTopologyIT {
     }
 
     private static String url(String queue) {
-        return sqs.getQueueUrl(r -> r.queueName(queue)).join().queueUrl();
+        return sqs.getQueueUrl(r -> r.queueName(queue)).queueUrl();
     }
 
     private static Map<String, String> attributes(String queue) {
         return sqs.getQueueAttributes(r -> r.queueUrl(url(queue)).attributeNamesWithStrings("All"))
-                .join()
                 .attributesAsStrings();
     }
 
     private static String topicArn(String name) {
-        return sns.listTopics().join().topics().stream()
+        return sns.listTopics().topics().stream()
                 .map(t -> t.topicArn())
                 .filter(a -> a.endsWith(":" + name))
                 .findFirst()
@@ -99,13 +98,11 @@ class SqsTopologyIT {
         assertThat(statement.at("/Principal/Service").asText()).isEqualTo("sns.amazonaws.com");
         assertThat(statement.at("/Condition/ArnEquals/aws:SourceArn").asText()).isEqualTo(arn);
         assertThat(statement.get("Resource").asText()).isEqualTo(main.get("QueueArn"));
-        var subscriptions =
-                sns.listSubscriptionsByTopic(r -> r.topicArn(arn)).join().subscriptions();
+        var subscriptions = sns.listSubscriptionsByTopic(r -> r.topicArn(arn)).subscriptions();
         assertThat(subscriptions).hasSize(1);
         assertThat(subscriptions.getFirst().endpoint()).isEqualTo(main.get("QueueArn"));
         assertThat(sns.getSubscriptionAttributes(
                                 r -> r.subscriptionArn(subscriptions.getFirst().subscriptionArn()))
-                        .join()
                         .attributes())
                 .containsEntry("RawMessageDelivery", "true");
     }
@@ -126,7 +123,6 @@ class SqsTopologyIT {
                 .containsEntry("ContentBasedDeduplication", "false");
         assertThat(attributes(name + "-dlq.fifo")).containsEntry("FifoQueue", "true");
         assertThat(sns.getTopicAttributes(r -> r.topicArn(topicArn(name + ".fifo")))
-                        .join()
                         .attributes())
                 .containsEntry("FifoTopic", "true");
     }
@@ -184,10 +180,9 @@ class SqsTopologyIT {
     @DisplayName("an existing queue with a policy that does not let the topic send is a TopologyException")
     void foreignPolicy() {
         String name = SqsTestSupport.unique("topo-policy");
-        String url = sqs.createQueue(r -> r.queueName(name)).join().queueUrl();
+        String url = sqs.createQueue(r -> r.queueName(name)).queueUrl();
         sqs.setQueueAttributes(r -> r.queueUrl(url)
-                        .attributesWithStrings(Map.of("Policy", "{\"Version\":\"2012-10-17\",\"Statement\":[]}")))
-                .join();
+                .attributesWithStrings(Map.of("Policy", "{\"Version\":\"2012-10-17\",\"Statement\":[]}")));
         Topic<String> topic = Topic.builder(name, String.class)
                 .holdQueue(Duration.ofSeconds(1))
                 .build();
@@ -201,32 +196,24 @@ class SqsTopologyIT {
     private static SqsConfig given(String name, boolean redrive) {
         String ownMain = SqsTestSupport.unique("terraform-main");
         String ownDlq = SqsTestSupport.unique("terraform-dlq");
-        String dlqUrl = sqs.createQueue(r -> r.queueName(ownDlq)).join().queueUrl();
+        String dlqUrl = sqs.createQueue(r -> r.queueName(ownDlq)).queueUrl();
         String dlqArn = sqs.getQueueAttributes(r -> r.queueUrl(dlqUrl).attributeNamesWithStrings("QueueArn"))
-                .join()
                 .attributesAsStrings()
                 .get("QueueArn");
         Map<String, String> attributes = redrive
                 ? Map.of("RedrivePolicy", "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":5}")
                 : Map.of();
         String mainUrl = sqs.createQueue(r -> r.queueName(ownMain).attributesWithStrings(attributes))
-                .join()
                 .queueUrl();
         String mainArn = sqs.getQueueAttributes(r -> r.queueUrl(mainUrl).attributeNamesWithStrings("QueueArn"))
-                .join()
                 .attributesAsStrings()
                 .get("QueueArn");
         String arn = sns.createTopic(r -> r.name(SqsTestSupport.unique("terraform-topic")))
-                .join()
                 .topicArn();
-        sqs.setQueueAttributes(r -> r.queueUrl(mainUrl)
-                        .attributesWithStrings(Map.of("Policy", SqsTopology.queuePolicy(mainArn, arn))))
-                .join();
-        sns.subscribe(r -> r.topicArn(arn)
-                        .protocol("sqs")
-                        .endpoint(mainArn)
-                        .attributes(Map.of("RawMessageDelivery", "true")))
-                .join();
+        sqs.setQueueAttributes(r ->
+                r.queueUrl(mainUrl).attributesWithStrings(Map.of("Policy", SqsTopology.queuePolicy(mainArn, arn))));
+        sns.subscribe(r ->
+                r.topicArn(arn).protocol("sqs").endpoint(mainArn).attributes(Map.of("RawMessageDelivery", "true")));
         return SqsTestSupport.config().toBuilder()
                 .queueUrl(name, mainUrl)
                 .queueUrl(name + "-dlq", dlqUrl)
@@ -279,7 +266,6 @@ class SqsTopologyIT {
         broker(config).topology().declare(topic);
         String mainUrl = config.queueUrls().get(name);
         assertThat(sqs.getQueueAttributes(r -> r.queueUrl(mainUrl).attributeNamesWithStrings("All"))
-                        .join()
                         .attributesAsStrings())
                 .doesNotContainKey("RedrivePolicy");
     }
@@ -288,8 +274,7 @@ class SqsTopologyIT {
     @DisplayName("topology given only in part is a TopologyException naming what is missing")
     void partlyGiven() {
         String name = SqsTestSupport.unique("topo-part");
-        String url =
-                sqs.createQueue(r -> r.queueName(name + "-elsewhere")).join().queueUrl();
+        String url = sqs.createQueue(r -> r.queueName(name + "-elsewhere")).queueUrl();
         Topic<String> topic = Topic.builder(name, String.class)
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
@@ -307,7 +292,7 @@ class SqsTopologyIT {
     @DisplayName("a given queue of the wrong shape (standard for a sequenced topic) is a TopologyException")
     void givenWrongShape() {
         String name = SqsTestSupport.unique("topo-shape");
-        String url = sqs.createQueue(r -> r.queueName(name + "-std")).join().queueUrl();
+        String url = sqs.createQueue(r -> r.queueName(name + "-std")).queueUrl();
         Topic<String> topic = Topic.builder(name, String.class)
                 .holdQueue(Duration.ofSeconds(1))
                 .sequenced(SequenceFailure.SKIP, s -> s)

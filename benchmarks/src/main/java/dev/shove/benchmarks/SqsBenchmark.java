@@ -17,27 +17,29 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 
 /**
- * SQS throughput on the emulator, shove against the raw AWS SDK v2 async client, same emulator, same run, same
- * messages: ~100-byte JSON messages published (by shove's publisher, through SNS {@code PublishBatch}) before each mode
- * reads them.
+ * SQS throughput on the emulator, shove against the raw AWS SDK v2, same emulator, same run, same messages: ~100-byte
+ * JSON messages published (by shove's publisher, through SNS {@code PublishBatch}) before each mode reads them. Both
+ * modes use the SDK's synchronous client over Apache HttpClient 5 on virtual threads, as shove does.
  *
  * <ul>
- *   <li>(a) raw: {@code pollers} loops, each {@code ReceiveMessage} of 10 (long poll), decode each body as JSON, one
- *       {@code DeleteMessageBatch} per receive, sent without waiting, then the next receive: the best raw mode in
- *       PERFORMANCE.md and the reference of the 0.8x target;
+ *   <li>(a) raw: {@code pollers} virtual threads, each a loop of {@code ReceiveMessage} of 10 (long poll), decode each
+ *       body as JSON, one {@code DeleteMessageBatch} per receive, sent on a virtual thread of its own without waiting,
+ *       then the next receive: the best raw mode in PERFORMANCE.md and the reference of the 0.8x target;
  *   <li>(b) shove: one consumer, prefetch {@code prefetch} (which runs {@code prefetch / 10} pollers, as many as (a)
  *       by default), no-op handler, deletes coalesced into batches of 10.
  * </ul>
@@ -89,17 +91,15 @@ public final class SqsBenchmark {
                 runs,
                 Runtime.getRuntime().availableProcessors());
         try (Broker<Sqs> broker = Broker.connect(SqsConfig.emulator(endpoint));
-                SqsAsyncClient raw = SqsAsyncClient.builder()
-                        .httpClient(NettyNioAsyncHttpClient.builder()
-                                .maxConcurrency(100)
-                                .build())
+                SqsClient raw = SqsClient.builder()
+                        .httpClientBuilder(Apache5HttpClient.builder().maxConnections(100))
                         .region(Region.US_EAST_1)
                         .credentialsProvider(
                                 StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
                         .endpointOverride(URI.create(endpoint))
                         .build()) {
             broker.topology().declare(topic);
-            String url = raw.getQueueUrl(r -> r.queueName(topic.name())).join().queueUrl();
+            String url = raw.getQueueUrl(r -> r.queueName(topic.name())).queueUrl();
             try {
                 double[][] rates = new double[2][runs];
                 double[][] cpu = new double[2][runs];
@@ -136,9 +136,8 @@ public final class SqsBenchmark {
             } finally {
                 for (String queue : List.of(topic.name(), topic.name() + "-dlq")) {
                     try {
-                        String u =
-                                raw.getQueueUrl(r -> r.queueName(queue)).join().queueUrl();
-                        raw.deleteQueue(r -> r.queueUrl(u)).join();
+                        String u = raw.getQueueUrl(r -> r.queueName(queue)).queueUrl();
+                        raw.deleteQueue(r -> r.queueUrl(u));
                     } catch (RuntimeException e) {
                         System.err.println("could not delete queue " + queue + ": " + e);
                     }
@@ -162,70 +161,61 @@ public final class SqsBenchmark {
         }
     }
 
-    /** (a): {@code pollers} async receive loops of 10, one DeleteMessageBatch per receive. */
-    private double raw(SqsAsyncClient sqs, String url) throws InterruptedException {
+    /** (a): {@code pollers} receive loops of 10 on virtual threads, one DeleteMessageBatch per receive. */
+    private double raw(SqsClient sqs, String url) throws InterruptedException {
         AtomicInteger seen = new AtomicInteger();
         AtomicLong first = new AtomicLong();
         AtomicLong last = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
-        CountDownLatch stopped = new CountDownLatch(pollers);
-        for (int p = 0; p < pollers; p++) {
-            receive(sqs, url, seen, first, last, done, stopped);
-        }
-        if (!done.await(10, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("raw run saw " + seen.get() + " of " + messages + " messages");
-        }
-        // the polls still in flight end within their wait; what they bring belongs to the next mode
-        if (!stopped.await(1, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("raw pollers did not stop");
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int p = 0; p < pollers; p++) {
+                threads.execute(() -> receive(sqs, url, threads, seen, first, last, done));
+            }
+            if (!done.await(10, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("raw run saw " + seen.get() + " of " + messages + " messages");
+            }
+            // closing waits for the polls still in flight, which end within their wait; what they bring belongs to
+            // the next mode
         }
         return rate(messages, first.get(), last.get());
     }
 
     private void receive(
-            SqsAsyncClient sqs,
+            SqsClient sqs,
             String url,
+            ExecutorService threads,
             AtomicInteger seen,
             AtomicLong first,
             AtomicLong last,
-            CountDownLatch done,
-            CountDownLatch stopped) {
-        if (done.getCount() == 0) {
-            stopped.countDown();
-            return;
+            CountDownLatch done) {
+        while (done.getCount() > 0) {
+            ReceiveMessageResponse response = sqs.receiveMessage(r ->
+                    r.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(1).messageAttributeNames("All"));
+            if (!response.hasMessages() || response.messages().isEmpty()) {
+                continue;
+            }
+            List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(10);
+            int i = 0;
+            for (Message m : response.messages()) {
+                try {
+                    sink.addAndGet(JSON.readTree(m.body()).size());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                entries.add(DeleteMessageBatchRequestEntry.builder()
+                        .id(Integer.toString(i++))
+                        .receiptHandle(m.receiptHandle())
+                        .build());
+            }
+            threads.execute(() -> sqs.deleteMessageBatch(r -> r.queueUrl(url).entries(entries)));
+            int n = seen.addAndGet(entries.size());
+            if (n == entries.size()) {
+                first.compareAndSet(0, System.nanoTime());
+            }
+            if (n >= messages && last.compareAndSet(0, System.nanoTime())) {
+                done.countDown();
+            }
         }
-        sqs.receiveMessage(r -> r.queueUrl(url)
-                        .maxNumberOfMessages(10)
-                        .waitTimeSeconds(1)
-                        .messageAttributeNames("All"))
-                .whenComplete((ReceiveMessageResponse response, Throwable failure) -> {
-                    if (failure == null
-                            && response.hasMessages()
-                            && !response.messages().isEmpty()) {
-                        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(10);
-                        int i = 0;
-                        for (Message m : response.messages()) {
-                            try {
-                                sink.addAndGet(JSON.readTree(m.body()).size());
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                            entries.add(DeleteMessageBatchRequestEntry.builder()
-                                    .id(Integer.toString(i++))
-                                    .receiptHandle(m.receiptHandle())
-                                    .build());
-                        }
-                        sqs.deleteMessageBatch(r -> r.queueUrl(url).entries(entries));
-                        int n = seen.addAndGet(entries.size());
-                        if (n == entries.size()) {
-                            first.compareAndSet(0, System.nanoTime());
-                        }
-                        if (n >= messages && last.compareAndSet(0, System.nanoTime())) {
-                            done.countDown();
-                        }
-                    }
-                    receive(sqs, url, seen, first, last, done, stopped);
-                });
     }
 
     /** (b): one shove consumer, no-op handler. */
