@@ -7,6 +7,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -278,8 +279,12 @@ final class RedisTransport implements Transport {
 
     /** The Redis consumer group of a request: its own, or the configured one when it kept the default. */
     String groupOf(SubscriptionRequest request) {
-        String group = request.group();
-        if (group.equals(request.topic().name())) {
+        return groupOf(request.topic(), request.group());
+    }
+
+    /** The Redis consumer group of engine group {@code group} on {@code topic}. */
+    String groupOf(Topic<?> topic, String group) {
+        if (group.equals(topic.name())) {
             return config.consumerGroup().orElse(group);
         }
         return group;
@@ -341,6 +346,19 @@ final class RedisTransport implements Transport {
         if (subscriptions.remove(subscription) && mainTopic != null) {
             requeuer.release(mainTopic);
         }
+    }
+
+    /**
+     * The topic's dead-letter stream as {@code group} sees it: the group's dead-letter consumer reads that stream in
+     * the same Redis consumer group as its main consumers read the topic's streams.
+     */
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String dlq = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        return new RedisDeadLetters(this, topic, dlq, groupOf(topic, group));
     }
 
     // ---------------------------------------------------------------- stats, ping, close
