@@ -4,4 +4,7 @@ module dev.shove.redis {
     requires lettuce.core;
 
     exports dev.shove.redis;
+
+    provides dev.shove.spi.BrokerConfigProvider with
+            dev.shove.redis.RedisConfigProvider;
 }

@@ -134,6 +134,17 @@ final class RedisScripts {
             return 'OK'
             """);
 
+    /**
+     * Removes dead letters for good: deletes the entries and acknowledges them for the group, together (a deleted
+     * entry left pending would be handed to a dead-letter consumer as an empty entry); a group that does not exist on
+     * the stream is no error. KEYS: dead-letter stream. ARGV: group, entry ids. Returns how many entries were deleted.
+     */
+    static final Script REMOVE_DEAD_LETTERS = Script.of("remove-dead-letters", """
+            local n = redis.call('XDEL', KEYS[1], unpack(ARGV, 2))
+            redis.pcall('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2))
+            return n
+            """);
+
     /** Extends a shard lease held by this consumer. KEYS: lease. ARGV: consumer, ttl ms. Returns 1, or 0 if lost. */
     static final Script LEASE_RENEW = Script.of("lease-renew", """
             if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -1,12 +1,14 @@
 package dev.shove.redis;
 
 import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -278,8 +280,12 @@ final class RedisTransport implements Transport {
 
     /** The Redis consumer group of a request: its own, or the configured one when it kept the default. */
     String groupOf(SubscriptionRequest request) {
-        String group = request.group();
-        if (group.equals(request.topic().name())) {
+        return groupOf(request.topic(), request.group());
+    }
+
+    /** The Redis consumer group of engine group {@code group} on {@code topic}. */
+    String groupOf(Topic<?> topic, String group) {
+        if (group.equals(topic.name())) {
             return config.consumerGroup().orElse(group);
         }
         return group;
@@ -343,11 +349,24 @@ final class RedisTransport implements Transport {
         }
     }
 
+    /**
+     * The topic's dead-letter stream as {@code group} sees it: the group's dead-letter consumer reads that stream in
+     * the same Redis consumer group as its main consumers read the topic's streams.
+     */
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String dlq = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        return new RedisDeadLetters(this, topic, dlq, groupOf(topic, group));
+    }
+
     // ---------------------------------------------------------------- stats, ping, close
 
     /**
      * The lag and pending count of the topic's consumer groups ({@code XINFO GROUPS}, summed over shards): with
-     * several groups on the topic in this process, the largest.
+     * several groups on the topic in this process, the largest; held is the retry copies in the topic's hold tiers.
      */
     @Override
     public QueueStats stats(Topic<?> topic) {
@@ -359,22 +378,57 @@ final class RedisTransport implements Transport {
         long ready = 0;
         long inFlight = 0;
         for (String group : groups) {
-            long lag = 0;
-            long pending = 0;
-            for (String stream : keys.streams(topic)) {
-                List<Object> info = await(redis().xinfoGroups(stream).toCompletableFuture(), "read XINFO GROUPS");
-                for (Object g : info) {
-                    Map<String, Object> fields = RedisInfo.fields(g);
-                    if (group.equals(RedisInfo.string(fields.get("name")))) {
-                        lag += RedisInfo.number(fields.get("lag"));
-                        pending += RedisInfo.number(fields.get("pending"));
-                    }
+            long[] backlog = backlog(topic, group);
+            ready = Math.max(ready, backlog[0]);
+            inFlight = Math.max(inFlight, backlog[1]);
+        }
+        return new QueueStats(ready, inFlight, held(topic));
+    }
+
+    /**
+     * The lag and pending count of the Redis consumer group of {@code group} ({@code XINFO GROUPS}, summed over
+     * shards), and the retry copies in the topic's hold tiers ({@code ZCARD}; the tiers are the topic's, shared by
+     * its groups). A broadcast topic answers {@link #stats(Topic)}: each of its consumers reads in a group of its own.
+     */
+    @Override
+    public QueueStats stats(Topic<?> topic, String group) {
+        checkOpen();
+        if (topic.isBroadcast()) {
+            return stats(topic);
+        }
+        long[] backlog = backlog(topic, groupOf(topic, group));
+        return new QueueStats(backlog[0], backlog[1], held(topic));
+    }
+
+    /** Lag and pending count of Redis consumer group {@code group}, summed over the topic's streams. */
+    private long[] backlog(Topic<?> topic, String group) {
+        long lag = 0;
+        long pending = 0;
+        for (String stream : keys.streams(topic)) {
+            List<Object> info = await(redis().xinfoGroups(stream).toCompletableFuture(), "read XINFO GROUPS");
+            for (Object g : info) {
+                Map<String, Object> fields = RedisInfo.fields(g);
+                if (group.equals(RedisInfo.string(fields.get("name")))) {
+                    lag += RedisInfo.number(fields.get("lag"));
+                    pending += RedisInfo.number(fields.get("pending"));
                 }
             }
-            ready = Math.max(ready, lag);
-            inFlight = Math.max(inFlight, pending);
         }
-        return new QueueStats(ready, inFlight);
+        return new long[] {lag, pending};
+    }
+
+    /** The retry copies waiting in the topic's hold tiers: {@code ZCARD} of each tier's sorted set, summed. */
+    private long held(Topic<?> topic) {
+        List<CompletableFuture<Long>> counts = new ArrayList<>();
+        for (HoldTier tier : topic.holdTiers()) {
+            counts.add(redis().zcard(keys.hold(topic, tier)).toCompletableFuture());
+        }
+        long held = 0;
+        for (CompletableFuture<Long> count : counts) {
+            Long n = await(count, "count the retries held for topic '" + topic.name() + "'");
+            held += n == null ? 0 : n;
+        }
+        return held;
     }
 
     @Override

@@ -13,9 +13,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The core groups of the conformance kit against a 3-master Redis Cluster ({@code scripts/brokers.sh up
- * redis-cluster}; env {@code SHOVE_REDIS_CLUSTER}): topology, publishing, outcomes and retries, dead letters, metadata,
- * sequencing, groups, shutdown, seeking and broadcasts. They exercise every Lua script (each runs on the keys of one
- * topic, which share the topic's hash tag and so one slot) and the readers connected to the master of a topic's slot.
+ * redis-cluster}; env {@code SHOVE_REDIS_CLUSTER}): topology, publishing, outcomes and retries, dead letters, the
+ * dead-letter tools, metadata, sequencing, groups, shutdown, seeking and broadcasts. They exercise every Lua script
+ * (each runs on the keys of one topic, which share the topic's hash tag and so one slot) and the readers connected to
+ * the master of a topic's slot.
  * The other groups test the engine more than the transport and run against the standalone Redis only, to keep the
  * suite short.
  */
@@ -54,6 +55,7 @@ class RedisClusterConformanceIT extends BrokerConformance<Redis> {
                 "Publishing",
                 "Outcomes",
                 "DeadLetters",
+                "DeadLetterTools",
                 "Metadata",
                 "Sequencing",
                 "Groups",

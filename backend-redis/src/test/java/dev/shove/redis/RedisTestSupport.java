@@ -4,6 +4,7 @@ import dev.shove.BrokerConfig;
 import dev.shove.Topic;
 import dev.shove.conformance.BrokerAvailability;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -24,6 +25,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -184,6 +186,21 @@ final class RedisTestSupport implements AutoCloseable {
         @Override
         public QueueStats stats(Topic<?> topic) {
             return delegate.stats(topic);
+        }
+
+        @Override
+        public QueueStats stats(Topic<?> topic, String group) {
+            return delegate.stats(topic, group);
+        }
+
+        @Override
+        public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+            return delegate.deadLetters(topic, group);
+        }
+
+        @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return type.isInstance(this) ? Optional.of(type.cast(this)) : delegate.unwrap(type);
         }
 
         @Override
