@@ -4,4 +4,7 @@ module dev.shove.nats {
     requires io.nats.jnats;
 
     exports dev.shove.nats;
+
+    provides dev.shove.spi.BrokerConfigProvider with
+            dev.shove.nats.NatsConfigProvider;
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** How shove's string headers travel as NATS headers, in both directions. */
 final class NatsMessages {
@@ -30,10 +31,14 @@ final class NatsMessages {
      * headers are left out, so that they are never carried onto a copy (an expectation header there would fail it).
      */
     static Map<String, String> fromNats(Message message) {
-        if (!message.hasHeaders()) {
+        return fromNats(message.hasHeaders() ? message.getHeaders() : null);
+    }
+
+    /** shove's headers from a stored message's (a stream get), as {@link #fromNats(Message)}. */
+    static Map<String, String> fromNats(@Nullable Headers headers) {
+        if (headers == null || headers.isEmpty()) {
             return new HashMap<>(4);
         }
-        Headers headers = message.getHeaders();
         Map<String, String> out = new HashMap<>(headers.size() * 2);
         for (Map.Entry<String, List<String>> e : headers.entrySet()) {
             List<String> values = e.getValue();

@@ -8,6 +8,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
@@ -236,15 +237,25 @@ final class NatsTransport implements Transport {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        String id = message.headers().get(ShoveHeaders.MESSAGE_ID);
         return send(
                 topic.name(),
                 subject,
                 NatsTopology.stream(topic.name()),
                 message.headers(),
                 message.payload(),
-                id,
+                dedupId(message.headers()),
                 "a message of topic '" + topic.name() + "'");
+    }
+
+    /**
+     * The {@code Nats-Msg-Id} of a published message: its shove message id, so that a publish tried again is stored
+     * once. A replayed dead letter keeps its message id but is a publish of its own: its replay count makes its id
+     * new, or the stream would drop it as a duplicate of the original within the duplicate window.
+     */
+    static @Nullable String dedupId(Map<String, String> headers) {
+        String id = headers.get(ShoveHeaders.MESSAGE_ID);
+        String replays = headers.get(ShoveHeaders.REPLAY_COUNT);
+        return id != null && replays != null ? id + "-replay-" + replays : id;
     }
 
     @Override
@@ -418,6 +429,15 @@ final class NatsTransport implements Transport {
             inFlight = Math.max(inFlight, groupInFlight);
         }
         return new QueueStats(ready, inFlight);
+    }
+
+    @Override
+    public DeadLetterStore deadLetters(Topic<?> topic, String group) {
+        checkOpen();
+        String dlq = topic.dlq()
+                .orElseThrow(() -> new IllegalArgumentException("topic '" + topic.name()
+                        + "' has no dead-letter queue; declare it with dlq() to keep dead letters"));
+        return new NatsDeadLetters(jsm, topology, topic.name(), dlq, group);
     }
 
     @Override

@@ -18,14 +18,12 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Authentication other than a password, on nats-server processes of this test's own (ports {@value #NKEY_PORT} and
- * {@value #TOKEN_PORT}): an NKey user whose seed is made when the test starts, and a token.
+ * Authentication other than a password, on nats-server processes of this test's own ({@link
+ * NatsTestSupport.OwnServer}, each on a port of its choosing): an NKey user whose seed is made when the test starts,
+ * and a token.
  */
 class NatsAuthIT {
     record Msg(int n) {}
-
-    private static final int NKEY_PORT = 54324;
-    private static final int TOKEN_PORT = 54325;
 
     @Test
     @DisplayName("an NKey seed signs the server's nonce: the backend connects, publishes and consumes; another seed is"
@@ -36,8 +34,7 @@ class NatsAuthIT {
         String publicKey = new String(user.getPublicKey());
         Path conf = Files.createTempFile("shove-nats-nkey-", ".conf");
         Files.writeString(conf, "authorization { users = [ { nkey: \"" + publicKey + "\" } ] }\n");
-        try (NatsTestSupport.OwnServer server =
-                new NatsTestSupport.OwnServer(NKEY_PORT, "-c", conf.toString()).start()) {
+        try (NatsTestSupport.OwnServer server = new NatsTestSupport.OwnServer("-c", conf.toString()).start()) {
             roundTrip(NatsConfig.builder(server.url()).nkeySeed(seed).build());
             String other = new String(NKey.createUser(new SecureRandom()).getSeed());
             assertThatThrownBy(() -> Broker.connect(NatsConfig.builder(server.url())
@@ -57,8 +54,7 @@ class NatsAuthIT {
     void token() throws Exception {
         Path conf = Files.createTempFile("shove-nats-token-", ".conf");
         Files.writeString(conf, "authorization { token: \"auth-it-t0ken\" }\n");
-        try (NatsTestSupport.OwnServer server =
-                new NatsTestSupport.OwnServer(TOKEN_PORT, "-c", conf.toString()).start()) {
+        try (NatsTestSupport.OwnServer server = new NatsTestSupport.OwnServer("-c", conf.toString()).start()) {
             roundTrip(NatsConfig.builder(server.url()).token("auth-it-t0ken").build());
             assertThatThrownBy(() -> Broker.connect(NatsConfig.builder(server.url())
                                     .token("wrong-t0ken")

@@ -23,21 +23,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Kills the NATS server with SIGKILL in the middle of a stream and starts it again on the same store: a server of this
- * test's own ({@link NatsTestSupport.OwnServer}, port {@value #PORT}), never the shared one. The application does
+ * test's own ({@link NatsTestSupport.OwnServer}, on a port of its choosing), never the shared one. The application does
  * nothing: its connection reconnects, its consumers pull again, and every message published (and acknowledged by the
  * server) is handled.
  */
 class NatsServerRestartIT {
     record Msg(String key, int n) {}
 
-    private static final int PORT = 54222;
     private static final int MESSAGES = 200;
 
     private NatsTestSupport.OwnServer server;
 
     @BeforeEach
     void startServer() throws Exception {
-        server = new NatsTestSupport.OwnServer(PORT).start();
+        server = new NatsTestSupport.OwnServer().start();
     }
 
     @AfterEach

@@ -20,6 +20,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -86,19 +89,25 @@ final class NatsTestSupport {
 
     /**
      * A nats-server of a test's own, on its own port and store folder, for tests that kill or reconfigure the server
-     * (never the shared one). Started with {@code -js} and file storage; {@link #kill()} sends SIGKILL, {@link #start()}
-     * starts it again on the same folder. Closing kills it and deletes the folder.
+     * (never the shared one). Started with {@code -js} and file storage. The first {@link #start()} lets nats-server
+     * choose a free port ({@code -p -1}) and reads it back from the server's log, so no other process can take the port
+     * between choosing and binding it; {@link #kill()} sends SIGKILL, and {@link #start()} starts it again on the same
+     * port and folder (clients reconnect to the same URL). Closing kills it and deletes the folder.
      */
     static final class OwnServer implements AutoCloseable {
-        private final int port;
+        private static final Pattern LISTENING = Pattern.compile("Listening for client connections on [^\\s]*:(\\d+)");
+        private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
         private final Path dir;
         private final List<String> extra;
+        /** The port nats-server chose on the first start; 0 before. */
+        private int port;
+
         private @org.jspecify.annotations.Nullable Process process;
 
-        /** A server on {@code port}; {@code extra} are more command-line arguments (e.g. {@code -c file}). */
-        OwnServer(int port, String... extra) throws IOException {
-            this.port = port;
-            this.dir = Files.createTempDirectory("shove-nats-" + port + "-");
+        /** A server on a port of its choosing; {@code extra} are more command-line arguments (e.g. {@code -c file}). */
+        OwnServer(String... extra) throws IOException {
+            this.dir = Files.createTempDirectory("shove-nats-");
             this.extra = List.of(extra);
         }
 
@@ -106,42 +115,83 @@ final class NatsTestSupport {
             return dir;
         }
 
+        /** The server's port, known once it has started. */
         int port() {
+            if (port == 0) {
+                throw new IllegalStateException("the test's nats-server has not started yet: call start() first");
+            }
             return port;
         }
 
         String url() {
-            return "nats://127.0.0.1:" + port;
+            return "nats://127.0.0.1:" + port();
         }
 
-        /** Starts the server and waits until it accepts connections. */
+        /**
+         * Starts the server and waits until it is ready: on a port of its choosing the first time, on the same port
+         * after a {@link #kill()}. A restart whose port another process took meanwhile is tried again until the start
+         * timeout, then fails naming the port.
+         */
         OwnServer start() throws Exception {
+            long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+            while (true) {
+                String failure = launch(deadline);
+                if (failure == null) {
+                    return this;
+                }
+                if (port == 0 || !failure.contains("address already in use") || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("nats-server "
+                            + (port == 0 ? "(port of its choosing)" : "on port " + port) + " exited: " + failure);
+                }
+                // a restart: another process holds the port; try again once it lets go (or the deadline passes)
+                while (listening(port) && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            }
+        }
+
+        /** One launch: null once the server is ready, else its log when it exited. */
+        private @org.jspecify.annotations.Nullable String launch(long deadline) throws Exception {
             List<String> command = new ArrayList<>(List.of(
                     natsServer().toString(),
                     "-a",
                     "127.0.0.1",
                     "-p",
-                    Integer.toString(port),
+                    Integer.toString(port == 0 ? -1 : port),
                     "-js",
                     "-sd",
                     dir.resolve("jetstream").toString()));
             command.addAll(extra);
-            process = new ProcessBuilder(command)
+            Path log = dir.resolve("server.log");
+            Process p = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("server.log").toFile())
+                    .redirectOutput(log.toFile())
                     .start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!listening(port)) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException(
-                            "nats-server on port " + port + " exited: " + Files.readString(dir.resolve("server.log")));
+            process = p;
+            while (true) {
+                String text = Files.readString(log);
+                Matcher listening = LISTENING.matcher(text);
+                if (listening.find() && text.contains("Server is ready")) {
+                    int bound = Integer.parseInt(listening.group(1));
+                    if (port != 0 && bound != port) {
+                        throw new IllegalStateException(
+                                "nats-server was restarted on port " + port + " but listens on " + bound);
+                    }
+                    port = bound;
+                    if (listening(port)) {
+                        return null;
+                    }
+                }
+                if (!p.isAlive()) {
+                    return Files.readString(log);
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("nats-server on port " + port + " did not start in 20 s");
+                    kill();
+                    throw new IllegalStateException("nats-server did not start within " + START_TIMEOUT + ": " + text);
                 }
-                Thread.sleep(50);
+                p.waitFor(50, TimeUnit.MILLISECONDS); // returns as soon as the server exits
             }
-            return this;
         }
 
         /** SIGKILL: the server gets no chance to flush or say goodbye. */

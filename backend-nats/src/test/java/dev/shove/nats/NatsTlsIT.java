@@ -23,14 +23,13 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * A second nats-server of this test's own ({@link NatsTestSupport.OwnServer}, port {@value #PORT}) with a TLS listener
- * and a user with a password; its certificate (for {@code localhost} only) and the client's trust store are made by
- * openssl and keytool when the test starts.
+ * A second nats-server of this test's own ({@link NatsTestSupport.OwnServer}, on a port of its choosing) with a TLS
+ * listener and a user with a password; its certificate (for {@code localhost} only) and the client's trust store are
+ * made by openssl and keytool when the test starts.
  */
 class NatsTlsIT {
     record Msg(int n) {}
 
-    private static final int PORT = 54322;
     private static final String USER = "shove";
     private static final String PASSWORD = "tls-it-s3cret";
     private static final String STORE_PASSWORD = "changeit";
@@ -88,7 +87,7 @@ class NatsTlsIT {
                   password: "%s"
                 }
                 """.formatted(cert, key, USER, PASSWORD));
-        server = new NatsTestSupport.OwnServer(PORT, "-c", conf.toString()).start();
+        server = new NatsTestSupport.OwnServer("-c", conf.toString()).start();
     }
 
     @AfterAll
@@ -99,7 +98,7 @@ class NatsTlsIT {
     }
 
     private static NatsConfig.Builder config(String host) {
-        return NatsConfig.builder("tls://" + host + ":" + PORT)
+        return NatsConfig.builder("tls://" + host + ":" + server.port())
                 .credentials(USER, PASSWORD)
                 .trustStore(trustStore, STORE_PASSWORD)
                 .connectTimeout(Duration.ofSeconds(5));
