@@ -29,7 +29,7 @@ public record AuditRecord<M>(
     public static final String TRACE_ID_HEADER = "x-trace-id";
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param traceId the {@code x-trace-id} header of the message, or a fresh UUID when it has none
      * @param topic the topic's name

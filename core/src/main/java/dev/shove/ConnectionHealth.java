@@ -14,7 +14,7 @@ import java.util.Objects;
  */
 public record ConnectionHealth(boolean connected, Instant since, String detail) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param connected whether the connection is up
      * @param since when it last went up or down

@@ -32,7 +32,7 @@ public record DeadLetterReport(
     public static final int MAX_IDS = 1_000;
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param queue the dead-letter queue
      * @param dryRun whether this was a dry run (nothing moved)

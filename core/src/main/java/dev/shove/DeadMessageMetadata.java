@@ -17,7 +17,7 @@ import java.util.Optional;
  */
 public record DeadMessageMetadata(MessageMetadata message, String reason, String originalQueue, int deathCount) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param message the dead letter's own delivery metadata; {@code retryCount} is the count the message had when it
      *     was dead-lettered and the headers are the original's

@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record Envelope<T>(T message, MessageMetadata metadata) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param message the decoded message
      * @param metadata what is known about its delivery

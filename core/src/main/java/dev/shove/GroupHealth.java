@@ -14,7 +14,7 @@ import java.util.Objects;
  */
 public record GroupHealth(boolean running, ConnectionHealth connection, List<RegistrationHealth> registrations) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param running whether the group has been started and not stopped
      * @param connection the broker connection

@@ -13,7 +13,7 @@ import java.util.Objects;
  */
 public record HoldTier(Duration delay, String queue) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param delay how long a message waits in this tier; positive, whole milliseconds
      * @param queue the broker-side name of the tier

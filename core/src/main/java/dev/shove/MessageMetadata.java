@@ -41,7 +41,7 @@ public record MessageMetadata(
         Optional<Position> position) {
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param topic the name of the topic the message belongs to
      * @param retryCount how many retries this message has spent (0 on the first delivery); shove owns this count and

@@ -56,7 +56,7 @@ public record RegistrationHealth(
      */
     public record StalledHandler(String messageId, Duration runningFor) {
         /**
-         * Checks the components (none may be null).
+         * Checks the components.
          *
          * @param messageId the {@code shove-message-id} of the message it handles
          * @param runningFor how long it has been running
@@ -68,7 +68,7 @@ public record RegistrationHealth(
     }
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param topic the topic's name
      * @param group the consumer group's name

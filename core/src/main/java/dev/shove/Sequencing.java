@@ -18,7 +18,7 @@ public record Sequencing<M>(SequenceFailure onFailure, Function<? super M, Strin
     public static final int DEFAULT_ROUTING_SHARDS = 8;
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param onFailure what happens to the rest of a key when one of its messages is dead-lettered
      * @param keyFunction extracts the ordering key from a message (the publisher calls it; the key travels in a header)

@@ -22,7 +22,7 @@ public record OutboundMessage(
         int shard,
         String contentType) {
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param payload the encoded message; the transport must not modify it
      * @param headers every header to put on the broker message, to be carried unchanged

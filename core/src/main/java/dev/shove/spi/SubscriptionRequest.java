@@ -46,7 +46,7 @@ public record SubscriptionRequest(
     }
 
     /**
-     * Checks the components (none may be null); see the class description.
+     * Checks the components; see the class description.
      *
      * @param topic the topic
      * @param source which of the topic's queues to read
