@@ -292,7 +292,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         /**
          * The replication factor of new topics (default: the broker's {@code default.replication.factor}).
          *
-         * @param replicationFactor at least 1
+         * @param replicationFactor 1 to 32767
          * @return this builder
          * @throws IllegalArgumentException when {@code replicationFactor} is out of range
          */
