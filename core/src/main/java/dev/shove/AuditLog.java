@@ -17,6 +17,8 @@ import java.util.Objects;
  * broker.topology().declare(AuditLog.TOPIC);
  * group.register(ORDERS, config, () -> new OrderHandler().audited(AuditLog.sink(broker.publisher())));
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class AuditLog {
     /** The audit log topic's name. Handlers registered on it are never audited (no recursion). */
@@ -34,13 +36,20 @@ public final class AuditLog {
     /**
      * A sink that publishes each record to {@link #TOPIC} and returns once the broker accepted it, so a broker that
      * refuses turns the audited delivery into a retry. Declare the topic first.
+     *
+     * @param publisher publishes the records
+     * @return a blocking, thread-safe sink
      */
     public static AuditSink<Object> sink(Publisher publisher) {
         Objects.requireNonNull(publisher, "publisher");
         return record -> publisher.publish(TOPIC, asJson(record));
     }
 
-    /** The record with its payload converted to a generic JSON value. */
+    /**
+     * {@return the record with its payload converted to a generic JSON value}
+     *
+     * @param record an audit record of any payload type
+     */
     public static AuditRecord<JsonNode> asJson(AuditRecord<?> record) {
         JsonNode payload = record.payload() instanceof byte[] bytes
                 ? JsonCodec.DEFAULT_MAPPER.getNodeFactory().binaryNode(bytes)

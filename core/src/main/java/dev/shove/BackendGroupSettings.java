@@ -5,9 +5,13 @@ package dev.shove;
  * ConsumerGroupConfig.Builder#backendSettings}. A backend that has such settings ships one immutable implementation
  * (for example {@code KafkaGroupSettings}); registering them on a broker of another backend fails at once, naming
  * both backends.
+ *
+ * @since 0.1.0
  */
 public interface BackendGroupSettings {
 
-    /** The backend these settings belong to, as {@link Broker#backendName()} reports it, e.g. {@code kafka}. */
+    /**
+     * {@return the backend these settings belong to, as {@link Broker#backendName()} reports it, e.g. {@code kafka}}
+     */
     String backend();
 }

@@ -21,6 +21,7 @@ import java.util.List;
  *
  * @param <T> the message type
  * @param <C> the context type
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface BatchMessageHandler<T, C> {
@@ -28,11 +29,22 @@ public interface BatchMessageHandler<T, C> {
     /**
      * Handles one batch: at least one message, at most {@link BatchOptions#maxBatchSize()}, in delivery order.
      *
+     * @param batch the messages with their metadata
+     * @param context the group's shared context
+     * @return one outcome for the whole batch, or one per message
      * @throws Exception any failure; every message of the batch is then retried
      */
     BatchOutcome handle(List<Envelope<T>> batch, C context) throws Exception;
 
-    /** Called for each message read from the topic's dead-letter queue, one at a time; see {@link MessageHandler#handleDead}. */
+    /**
+     * Called for each message read from the topic's dead-letter queue, one at a time; see {@link
+     * MessageHandler#handleDead}.
+     *
+     * @param message the dead letter, decoded
+     * @param metadata why and where it died, and its headers
+     * @param context the group's context
+     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
+     */
     default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnhandled(metadata);
     }
@@ -42,6 +54,11 @@ public interface BatchMessageHandler<T, C> {
      * be read, or the codec changed since). The dead letter is acknowledged afterwards, whatever this does. The
      * default logs a WARN and the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the
      * DLQ): override it to keep them somewhere.
+     *
+     * @param payload the dead letter's bytes as received
+     * @param metadata why and where it died, and its headers
+     * @param context the group's context
+     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
      */
     default void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnreadable(payload.length, metadata);

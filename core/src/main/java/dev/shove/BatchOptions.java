@@ -11,6 +11,7 @@ import java.time.Duration;
  *
  * @param maxBatchSize the most messages in one batch (at least 1)
  * @param maxWait how long the first message of a batch waits for more (zero: never wait)
+ * @since 0.1.0
  */
 public record BatchOptions(int maxBatchSize, Duration maxWait) {
     /** How long a batch waits for more messages unless told otherwise. */
@@ -19,6 +20,12 @@ public record BatchOptions(int maxBatchSize, Duration maxWait) {
     /** The largest {@code maxBatchSize}. */
     public static final int MAX_BATCH_SIZE = 10_000;
 
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param maxBatchSize the most messages in one batch (at least 1)
+     * @param maxWait how long the first message of a batch waits for more (zero: never wait)
+     */
     public BatchOptions {
         if (maxBatchSize < 1 || maxBatchSize > MAX_BATCH_SIZE) {
             throw new IllegalArgumentException(
@@ -27,12 +34,25 @@ public record BatchOptions(int maxBatchSize, Duration maxWait) {
         Bounds.nonNegative("batch maxWait", maxWait);
     }
 
-    /** Batches of up to {@code maxBatchSize}, waiting up to {@code maxWait} for the batch to fill. */
+    /**
+     * Batches of up to {@code maxBatchSize}, waiting up to {@code maxWait} for the batch to fill.
+     *
+     * @param maxBatchSize 1 to {@value #MAX_BATCH_SIZE}
+     * @param maxWait zero or more; zero hands over what has arrived
+     * @return the options
+     * @throws IllegalArgumentException when a value is out of range
+     */
     public static BatchOptions of(int maxBatchSize, Duration maxWait) {
         return new BatchOptions(maxBatchSize, maxWait);
     }
 
-    /** Batches of up to {@code maxBatchSize}, waiting up to {@link #DEFAULT_MAX_WAIT}. */
+    /**
+     * Batches of up to {@code maxBatchSize}, waiting up to {@link #DEFAULT_MAX_WAIT}.
+     *
+     * @param maxBatchSize 1 to {@value #MAX_BATCH_SIZE}
+     * @return the options
+     * @throws IllegalArgumentException when {@code maxBatchSize} is out of range
+     */
     public static BatchOptions of(int maxBatchSize) {
         return new BatchOptions(maxBatchSize, DEFAULT_MAX_WAIT);
     }

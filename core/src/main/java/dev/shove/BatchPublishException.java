@@ -10,14 +10,25 @@ import java.util.TreeMap;
  * Some messages of a {@link Publisher#publishBatch batch publish} were not accepted by the broker. Says exactly which:
  * {@link #failures()} maps the index of every failed message (its position in the list passed in) to its cause; every
  * other index was accepted. Republish {@link #failedIndices()} to complete the batch.
+ *
+ * @since 0.1.0
  */
 public final class BatchPublishException extends PublishException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** How many messages the batch had. */
     private final int batchSize;
+
     private final transient SortedMap<Integer, Throwable> failures;
 
+    /**
+     * A batch of which some messages were not accepted.
+     *
+     * @param topic the topic's name
+     * @param batchSize how many messages the batch had
+     * @param failures index in the batch to why that message was not accepted; not empty
+     */
     public BatchPublishException(String topic, int batchSize, SortedMap<Integer, Throwable> failures) {
         super(
                 ("%d of %d messages published to topic '%s' were not accepted (indices %s): %d worth republishing"
@@ -37,32 +48,32 @@ public final class BatchPublishException extends PublishException {
         this.failures = Collections.unmodifiableSortedMap(new TreeMap<>(failures));
     }
 
-    /** The number of messages in the batch. */
+    /** {@return the number of messages in the batch} */
     public int batchSize() {
         return batchSize;
     }
 
-    /** Index in the batch → why that message was not accepted. */
+    /** {@return index in the batch to why that message was not accepted, lowest index first} */
     public SortedMap<Integer, Throwable> failures() {
         return failures;
     }
 
-    /** The indices, ascending, of the messages that were not accepted. */
+    /** {@return the indices, ascending, of the messages that were not accepted} */
     public List<Integer> failedIndices() {
         return List.copyOf(failures.keySet());
     }
 
     /**
-     * The failed indices worth republishing: the broker was unreachable or busy ({@link ShoveException#isRetriable()}
-     * on their cause).
+     * {@return the failed indices worth republishing} The broker was unreachable or busy ({@link
+     * ShoveException#isRetriable()} on their cause).
      */
     public List<Integer> retriableIndices() {
         return retriable(failures, true);
     }
 
     /**
-     * The failed indices that will fail again as they are: a message that cannot be encoded, has no ordering key, is
-     * too large, or was refused by the broker for good.
+     * {@return the failed indices that will fail again as they are} A message that cannot be encoded, has no ordering
+     * key, is too large, or was refused by the broker for good.
      */
     public List<Integer> permanentIndices() {
         return retriable(failures, false);

@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * closes the connection; it is idempotent.
  *
  * @param <B> the backend marker, e.g. {@code InMemory}, {@code Kafka}, {@code RabbitMq}
+ * @since 0.1.0
  */
 public final class Broker<B> implements AutoCloseable {
     /** How long {@link #ping()} waits for the broker. */
@@ -49,6 +50,9 @@ public final class Broker<B> implements AutoCloseable {
     /**
      * Connects to the broker described by {@code config}, without metrics.
      *
+     * @param config the backend's configuration, e.g. a {@code KafkaConfig}
+     * @param <B> the backend marker
+     * @return a connected broker; close it when done
      * @throws BrokerUnavailableException when the broker cannot be reached
      */
     public static <B> Broker<B> connect(BrokerConfig<B> config) {
@@ -63,6 +67,8 @@ public final class Broker<B> implements AutoCloseable {
      * try (Broker<?> broker = Broker.connect(System.getenv("SHOVE_BROKER_URI"))) { ... }
      * }</pre>
      *
+     * @param uri a broker URI such as {@code kafka://localhost:9092} or {@code memory://}
+     * @return a connected broker of the backend the scheme names; close it when done
      * @throws IllegalArgumentException when the URI is not one a backend on the class path reads
      * @throws BrokerUnavailableException when the broker cannot be reached
      */
@@ -70,30 +76,36 @@ public final class Broker<B> implements AutoCloseable {
         return connect(BrokerConfig.fromUri(uri));
     }
 
-    /** Starts a connection with options: {@code Broker.builder(config).meterRegistry(registry).connect()}. */
+    /**
+     * Starts a connection with options: {@code Broker.builder(config).meterRegistry(registry).connect()}.
+     *
+     * @param config the backend's configuration
+     * @param <B> the backend marker
+     * @return a builder; nothing connects until {@link Builder#connect()}
+     */
     public static <B> Builder<B> builder(BrokerConfig<B> config) {
         return new Builder<>(Objects.requireNonNull(config, "config"));
     }
 
-    /** Declares topics. */
+    /** {@return the topology of this connection, which declares topics on the broker; the same instance every time} */
     public Topology topology() {
         checkOpen();
         return transport::declare;
     }
 
-    /** Publishes messages; the same instance every time. */
+    /** {@return the publisher of this connection; the same thread-safe instance every time} */
     public Publisher publisher() {
         checkOpen();
         return engine.publisher();
     }
 
-    /** A new consumer group with no context; call {@link ConsumerGroup#withContext} to give it one. */
+    /** {@return a new consumer group with no context; call {@link ConsumerGroup#withContext} to give it one} */
     public ConsumerGroup<B, NoContext> consumerGroup() {
         checkOpen();
         return engine.consumerGroup();
     }
 
-    /** A new supervisor (one consumer per topic) with no context. */
+    /** {@return a new supervisor (one consumer per topic) with no context} */
     public ConsumerSupervisor<B, NoContext> consumerSupervisor() {
         checkOpen();
         return engine.consumerSupervisor();
@@ -103,6 +115,9 @@ public final class Broker<B> implements AutoCloseable {
      * The dead-letter queue of {@code topic}, to count, browse, replay and purge dead letters ({@link
      * DeadLetterQueue}); as the topic's default consumer group (named after the topic) sees it.
      *
+     * @param topic a topic with a dead-letter queue
+     * @param <T> the message type
+     * @return a view of the topic's dead letters
      * @throws IllegalArgumentException when the topic has no dead-letter queue
      */
     public <T> DeadLetterQueue<T> deadLetters(Topic<T> topic) {
@@ -113,6 +128,10 @@ public final class Broker<B> implements AutoCloseable {
      * The dead-letter queue of {@code topic} as consumer group {@code group} sees it: the group's {@code groupName}
      * (on Kafka, NATS and Redis each group has its own position in a topic's dead letters).
      *
+     * @param topic a topic with a dead-letter queue
+     * @param group the consumer group's name
+     * @param <T> the message type
+     * @return a view of the topic's dead letters as {@code group} sees them
      * @throws IllegalArgumentException when the topic has no dead-letter queue
      */
     public <T> DeadLetterQueue<T> deadLetters(Topic<T> topic, String group) {
@@ -122,7 +141,7 @@ public final class Broker<B> implements AutoCloseable {
         return engine.deadLetters(topic, group);
     }
 
-    /** What the backend can do (exact delays, delivery counts, ...). */
+    /** {@return what the backend can do (exact delays, delivery counts, ...)} */
     public Capabilities capabilities() {
         return transport.capabilities();
     }
@@ -135,6 +154,7 @@ public final class Broker<B> implements AutoCloseable {
     /**
      * One real round trip to the broker within {@code timeout}.
      *
+     * @param timeout how long to wait for the answer
      * @throws BrokerUnavailableException when the broker does not answer in time
      */
     public void ping(Duration timeout) {
@@ -145,6 +165,10 @@ public final class Broker<B> implements AutoCloseable {
     /**
      * The underlying transport as {@code type}, for backend-specific tools (such as the in-memory backend's test
      * probe); empty when it is of another type.
+     *
+     * @param type the transport class asked for
+     * @param <T> that type
+     * @return the transport (or the one a decorator wraps) as {@code type}; empty when none is of that type
      */
     public <T> Optional<T> unwrap(Class<T> type) {
         return transport.unwrap(type);
@@ -153,12 +177,14 @@ public final class Broker<B> implements AutoCloseable {
     /**
      * The connection's state as the backend reports it: up, or down and reconnecting, since when and why. Cheap: no
      * round trip (use {@link #ping()} for one).
+     *
+     * @return the connection's state now
      */
     public ConnectionHealth connection() {
         return context.connection();
     }
 
-    /** The backend's short name, e.g. {@code memory}. */
+    /** {@return the backend's short name, e.g. {@code memory}} */
     public String backendName() {
         return transport.name();
     }
@@ -198,13 +224,23 @@ public final class Broker<B> implements AutoCloseable {
             this.config = config;
         }
 
-        /** Where shove registers its meters (names in {@link ShoveMeters}); none by default. */
+        /**
+         * Where shove registers its meters (names in {@link ShoveMeters}); none by default.
+         *
+         * @param registry the registry to register meters in
+         * @return this builder
+         */
         public Builder<B> meterRegistry(MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
-        /** The name on connections and client ids; {@code shove-<pid>} by default. */
+        /**
+         * The name on connections and client ids; {@code shove-<pid>} by default.
+         *
+         * @param name the client name
+         * @return this builder
+         */
         public Builder<B> clientName(String name) {
             this.clientName = Objects.requireNonNull(name, "name");
             return this;
@@ -213,6 +249,7 @@ public final class Broker<B> implements AutoCloseable {
         /**
          * Opens the connection and starts the engine.
          *
+         * @return a connected broker; close it when done
          * @throws BrokerUnavailableException when the broker cannot be reached
          */
         public Broker<B> connect() {

@@ -24,11 +24,20 @@ import java.util.Objects;
  * @param failureRate the share of failures in the last {@code window} runs that opens it, in (0, 1]; 0 for none
  * @param window how many of the latest runs the failure rate looks at (at least 1 when a rate is set)
  * @param openFor how long the registration stays paused before a probe
+ * @since 0.1.0
  */
 public record CircuitBreakerConfig(int consecutiveFailures, double failureRate, int window, Duration openFor) {
     public static final int DEFAULT_CONSECUTIVE_FAILURES = 5;
     public static final Duration DEFAULT_OPEN_FOR = Duration.ofSeconds(30);
 
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param consecutiveFailures failures in a row that open the breaker (at least 1)
+     * @param failureRate the share of failures in the last {@code window} runs that opens it, in (0, 1]; 0 for none
+     * @param window how many of the latest runs the failure rate looks at (at least 1 when a rate is set)
+     * @param openFor how long the registration stays paused before a probe
+     */
     public CircuitBreakerConfig {
         if (consecutiveFailures < 1) {
             throw new IllegalArgumentException(
@@ -44,12 +53,12 @@ public record CircuitBreakerConfig(int consecutiveFailures, double failureRate, 
         Bounds.positive("circuit breaker openFor", openFor);
     }
 
-    /** The defaults above. */
+    /** {@return the defaults above} */
     public static CircuitBreakerConfig ofDefaults() {
         return builder().build();
     }
 
-    /** A builder starting from the defaults. */
+    /** {@return a builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
@@ -63,26 +72,42 @@ public record CircuitBreakerConfig(int consecutiveFailures, double failureRate, 
 
         private Builder() {}
 
-        /** Opens after this many failures in a row (at least 1). */
+        /**
+         * Opens after this many failures in a row.
+         *
+         * @param failures at least 1; default {@value #DEFAULT_CONSECUTIVE_FAILURES}
+         * @return this builder
+         */
         public Builder consecutiveFailures(int failures) {
             this.consecutiveFailures = failures;
             return this;
         }
 
-        /** Also opens when at least {@code rate} (in (0, 1]) of the last {@code window} runs failed. */
+        /**
+         * Also opens when at least {@code rate} of the last {@code window} runs failed.
+         *
+         * @param rate the share of failures, in (0, 1]
+         * @param window how many of the latest runs count, at least 1
+         * @return this builder
+         */
         public Builder failureRate(double rate, int window) {
             this.failureRate = rate;
             this.window = window;
             return this;
         }
 
-        /** How long the registration stays paused before one message probes (positive, at most one day). */
+        /**
+         * How long the registration stays paused before one message probes.
+         *
+         * @param openFor positive, at most one day; default 30 s
+         * @return this builder
+         */
         public Builder openFor(Duration openFor) {
             this.openFor = Objects.requireNonNull(openFor, "openFor");
             return this;
         }
 
-        /** The config as set; checks every value. */
+        /** {@return the config as set; checks every value} */
         public CircuitBreakerConfig build() {
             return new CircuitBreakerConfig(consecutiveFailures, failureRate, window, openFor);
         }

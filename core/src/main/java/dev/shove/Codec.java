@@ -18,27 +18,43 @@ import java.util.Optional;
  * }</pre>
  *
  * @param <M> the message type
+ * @since 0.1.0
  */
 public interface Codec<M> {
 
-    /** Encodes a message into the bytes that go on the wire. */
+    /**
+     * Encodes a message into the bytes that go on the wire.
+     *
+     * @param message the message to publish
+     * @return its encoded form
+     * @throws Exception on a message it cannot encode; shove wraps it in a {@link CodecException} naming the topic
+     */
     byte[] encode(M message) throws Exception;
 
-    /** Decodes wire bytes into a message. Never returns null; throws on bytes it cannot read. */
+    /**
+     * Decodes wire bytes into a message.
+     *
+     * @param payload the bytes as received
+     * @return the message; never null
+     * @throws Exception on bytes it cannot read; the message is then settled by the decode-failure policy
+     */
     M decode(byte[] payload) throws Exception;
 
-    /** The MIME type of the encoded form, e.g. {@code application/json}; backends set it where the broker has a field. */
+    /**
+     * {@return the MIME type of the encoded form, e.g. {@code application/json}; backends set it where the broker has a
+     * field}
+     */
     String contentType();
 
     /**
-     * The Java type of the messages, when the codec knows it (the JSON codecs and {@link #raw()} do), for tools that
-     * describe topics, such as an AsyncAPI document's message schemas. Empty by default.
+     * {@return the Java type of the messages, when the codec knows it (the JSON codecs and {@link #raw()} do)} For
+     * tools that describe topics, such as an AsyncAPI document's message schemas. Empty by default.
      */
     default Optional<Type> messageType() {
         return Optional.empty();
     }
 
-    /** A short name for logs and errors, e.g. {@code json(OrderPaid)}. */
+    /** {@return a short name for logs and errors, e.g. {@code json(OrderPaid)}} */
     default String name() {
         return getClass().getSimpleName();
     }
@@ -46,22 +62,39 @@ public interface Codec<M> {
     /**
      * JSON through a shared Jackson {@link ObjectMapper}: Java time types supported, unknown properties ignored (so
      * producers can add fields), no default typing (payloads never choose the class that is instantiated).
+     *
+     * @param type the message class
+     * @param <M> the message type
+     * @return a thread-safe JSON codec
      */
     static <M> Codec<M> json(Class<M> type) {
         return JsonCodec.of(type);
     }
 
-    /** JSON for a generic type, e.g. {@code Codec.json(new TypeReference<List<Order>>() {})}. */
+    /**
+     * JSON for a generic type, e.g. {@code Codec.json(new TypeReference<List<Order>>() {})}.
+     *
+     * @param type the message type, generics included
+     * @param <M> the message type
+     * @return a thread-safe JSON codec
+     */
     static <M> Codec<M> json(TypeReference<M> type) {
         return JsonCodec.of(type);
     }
 
-    /** JSON through the given mapper, for applications that configure Jackson themselves. */
+    /**
+     * JSON through the given mapper, for applications that configure Jackson themselves.
+     *
+     * @param type the message class
+     * @param mapper the mapper to read and write with; it must not change after this call
+     * @param <M> the message type
+     * @return a JSON codec, thread-safe as the mapper is
+     */
     static <M> Codec<M> json(Class<M> type, ObjectMapper mapper) {
         return JsonCodec.of(type, mapper);
     }
 
-    /** The identity codec: the payload is the message. Bytes are delivered exactly as published. */
+    /** {@return the identity codec: the payload is the message} Bytes are delivered exactly as published. */
     static Codec<byte[]> raw() {
         return RawCodec.INSTANCE;
     }

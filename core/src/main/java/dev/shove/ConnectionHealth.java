@@ -10,8 +10,16 @@ import java.util.Objects;
  * @param connected whether the connection is up
  * @param since when it last went up or down
  * @param detail what the backend said about the last change (why it was lost); empty when up from the start
+ * @since 0.1.0
  */
 public record ConnectionHealth(boolean connected, Instant since, String detail) {
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param connected whether the connection is up
+     * @param since when it last went up or down
+     * @param detail what the backend said about the last change (why it was lost); empty when up from the start
+     */
     public ConnectionHealth {
         Objects.requireNonNull(since, "since");
         Objects.requireNonNull(detail, "detail");

@@ -23,6 +23,7 @@ import java.util.function.Supplier;
  *
  * @param <B> the backend marker
  * @param <C> the context type passed to every handler
+ * @since 0.1.0
  */
 public interface ConsumerGroup<B, C> extends AutoCloseable {
 
@@ -30,16 +31,27 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * This group with a shared context given to every handler (a database pool, clients, configuration). Call before
      * registering anything.
      *
+     * @param context what every handler of this group receives; shared, so it must be thread-safe
+     * @param <C2> the context's type
+     * @return the group with that context; use it instead of this one
      * @throws IllegalStateException when topics are already registered
      */
     <C2> ConsumerGroup<B, C2> withContext(C2 context);
 
-    /** The handler timeout of registrations that set none (else {@link ConsumerOptions#DEFAULT_HANDLER_TIMEOUT}). */
+    /**
+     * The handler timeout of registrations that set none (else {@link ConsumerOptions#DEFAULT_HANDLER_TIMEOUT}).
+     *
+     * @param timeout positive
+     * @return this group
+     */
     ConsumerGroup<B, C> withDefaultHandlerTimeout(Duration timeout);
 
     /**
      * Adds an interceptor around the handlers of every topic registered afterwards, outside the registrations' own
      * interceptors. Group interceptors run in the order added, outermost first.
+     *
+     * @param interceptor the interceptor to add
+     * @return this group
      */
     ConsumerGroup<B, C> withInterceptor(HandlerInterceptor interceptor);
 
@@ -47,6 +59,10 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * Declares the topic and registers a handler factory for it with {@link ConsumerGroupConfig#ofDefaults()}: one
      * consumer, default options.
      *
+     * @param topic the topic to consume
+     * @param handlerFactory makes one handler per consumer
+     * @param <T> the message type
+     * @return this group
      * @throws IllegalStateException when the topic is already registered in this group
      * @throws TopologyException when the topic cannot be declared
      */
@@ -56,6 +72,11 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * Declares the topic and registers a handler factory for it; the factory is called once per consumer. If the
      * group is running, the registration's minimum consumers start at once.
      *
+     * @param topic the topic to consume
+     * @param config consumers, scaling and consumer options of this registration
+     * @param handlerFactory makes one handler per consumer
+     * @param <T> the message type
+     * @return this group
      * @throws IllegalStateException when the topic is already registered in this group
      * @throws TopologyException when the topic cannot be declared
      */
@@ -68,6 +89,12 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * Declares the topic and registers a batch handler factory for it; each consumer handles up to {@code prefetch}
      * batches at once. Sequenced topics cannot take batch handlers.
      *
+     * @param topic the topic to consume; not sequenced
+     * @param config consumers, scaling and consumer options of this registration
+     * @param batch how batches are formed (size and wait)
+     * @param handlerFactory makes one batch handler per consumer
+     * @param <T> the message type
+     * @return this group
      * @throws IllegalArgumentException for a sequenced topic
      */
     <T> ConsumerGroup<B, C> registerBatch(
@@ -81,30 +108,58 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * as usual; what its consumers have received waits, unsettled, and nothing is redelivered early. Its dead letters
      * still reach {@code handleDead}. Idempotent. A stop while paused returns what waits to the broker.
      *
+     * @param topic a topic registered in this group
      * @throws IllegalArgumentException when the topic is not registered here
      */
     void pause(Topic<?> topic);
 
-    /** Hands out messages again after {@link #pause}; idempotent. */
+    /**
+     * Hands out messages again after {@link #pause}; idempotent.
+     *
+     * @param topic a topic registered in this group
+     * @throws IllegalArgumentException when the topic is not registered here
+     */
     void resume(Topic<?> topic);
 
-    /** Whether the registration is paused by {@link #pause} (a circuit breaker's pauses are not counted here). */
+    /**
+     * {@return whether the registration is paused by {@link #pause} (a circuit breaker's pauses are not counted
+     * here)}
+     *
+     * @param topic a topic registered in this group
+     * @throws IllegalArgumentException when the topic is not registered here
+     */
     boolean isPaused(Topic<?> topic);
 
     /**
      * This group's health, for liveness and readiness probes and for operators: per registration, whether it runs,
      * its consumers, when it last received a message and which handlers stall; and the broker connection. Cheap: no
      * broker round trip.
+     *
+     * @return a snapshot taken now
      */
     GroupHealth health();
 
-    /** Adds one consumer to a registration; false when it already runs its maximum. */
+    /**
+     * Adds one consumer to a registration.
+     *
+     * @param topic a topic registered in this group
+     * @return true if a consumer was added; false when the registration already runs its maximum
+     */
     boolean scaleUp(Topic<?> topic);
 
-    /** Stops one idle consumer of a registration (it finishes nothing, it was idle); false at the minimum or if all are busy. */
+    /**
+     * Stops one idle consumer of a registration (it finishes nothing, it was idle).
+     *
+     * @param topic a topic registered in this group
+     * @return true if a consumer was stopped; false at the minimum or when all are busy
+     */
     boolean scaleDown(Topic<?> topic);
 
-    /** How many consumers a registration runs now. */
+    /**
+     * {@return how many consumers a registration runs now}
+     *
+     * @param topic a topic registered in this group
+     */
     int activeConsumers(Topic<?> topic);
 
     /** Starts every registration's minimum consumers, the dead-letter consumers and the autoscaler; returns at once. */
@@ -114,12 +169,19 @@ public interface ConsumerGroup<B, C> extends AutoCloseable {
      * Stops intake, lets in-flight handlers finish and their outcomes settle, returns unstarted messages to the
      * broker, and waits for pending continuations, all within {@code drainTimeout}. Handlers still running at the
      * deadline are interrupted and their messages are returned for redelivery, never acknowledged.
+     *
+     * @param drainTimeout how long in-flight work may take to finish
+     * @return how the group ended: consumer errors, internal crashes, and whether the drain timed out
      */
     SupervisorOutcome stop(Duration drainTimeout);
 
     /**
      * Starts the group, blocks until {@code signal} completes, then {@link #stop stops} it. Pass {@link
      * ShutdownSignal#onJvmShutdown()} to drain on SIGTERM.
+     *
+     * @param signal completes when the group should stop
+     * @param drainTimeout how long in-flight work may take to finish once the signal came
+     * @return the outcome of the stop
      */
     SupervisorOutcome runUntil(CompletionStage<?> signal, Duration drainTimeout);
 

@@ -21,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Defaults: exactly one consumer; the consumer defaults of {@link ConsumerOptions}; the autoscaler runs with {@link
  * AutoscalerConfig#ofDefaults()} whenever {@code max > min}; the group is named after the topic; a dead-letter
  * consumer calls {@link MessageHandler#handleDead} when the topic has a DLQ.
+ *
+ * @since 0.1.0
  */
 public final class ConsumerGroupConfig {
     /** The most consumers one registration may run. */
@@ -48,22 +50,29 @@ public final class ConsumerGroupConfig {
         this.backendSettings = b.backendSettings;
     }
 
-    /** One consumer, every default. */
+    /** {@return the defaults: one consumer, default {@link ConsumerOptions}, no autoscaler} */
     public static ConsumerGroupConfig ofDefaults() {
         return DEFAULTS;
     }
 
-    /** Between {@code min} and {@code max} consumers, every other default. */
+    /**
+     * Between {@code min} and {@code max} consumers, every other default.
+     *
+     * @param min the fewest consumers, 0 to {@code max}
+     * @param max the most consumers, 1 to {@value #MAX_CONSUMERS}
+     * @return the config
+     * @throws IllegalArgumentException when the bounds are out of range
+     */
     public static ConsumerGroupConfig of(int min, int max) {
         return builder().consumers(min, max).build();
     }
 
-    /** A builder starting from the defaults. */
+    /** {@return a new builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from this config. */
+    /** {@return a new builder starting from this config} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.from(options);
@@ -77,22 +86,24 @@ public final class ConsumerGroupConfig {
         return b;
     }
 
-    /** The fewest consumers the registration runs (0 allowed: then only the autoscaler or scaleUp starts one). */
+    /**
+     * {@return the fewest consumers the registration runs (0 allowed: then only the autoscaler or scaleUp starts one)}
+     */
     public int minConsumers() {
         return minConsumers;
     }
 
-    /** The most consumers the registration runs. */
+    /** {@return the most consumers the registration runs} */
     public int maxConsumers() {
         return maxConsumers;
     }
 
-    /** The settings every consumer of the registration runs with. */
+    /** {@return the settings every consumer of the registration runs with} */
     public ConsumerOptions options() {
         return options;
     }
 
-    /** The autoscaler settings, or empty when the group does not scale by itself. */
+    /** {@return the autoscaler settings, or empty when the group does not scale by itself} */
     public Optional<AutoscalerConfig> autoscaler() {
         if (autoscalerDisabled || maxConsumers <= minConsumers) {
             return Optional.empty();
@@ -100,17 +111,17 @@ public final class ConsumerGroupConfig {
         return Optional.of(autoscaler != null ? autoscaler : AutoscalerConfig.ofDefaults());
     }
 
-    /** The group's name, if one was set; the topic's name otherwise. */
+    /** {@return the group's name, if one was set; the topic's name otherwise} */
     public Optional<String> groupName() {
         return Optional.ofNullable(groupName);
     }
 
-    /** Whether the group also consumes the topic's dead-letter queue (calling {@code handleDead}). */
+    /** {@return whether the group also consumes the topic's dead-letter queue (calling {@code handleDead})} */
     public boolean deadLetterConsumer() {
         return deadLetterConsumer;
     }
 
-    /** Settings of this backend's own, if any were added. */
+    /** {@return the group's settings of one backend's own, if any were added} */
     public Optional<BackendGroupSettings> backendSettings() {
         return Optional.ofNullable(backendSettings);
     }
@@ -142,6 +153,11 @@ public final class ConsumerGroupConfig {
          * Between {@code min} and {@code max} consumers: {@code 0 <= min <= max}, {@code 1 <= max <=} {@value
          * #MAX_CONSUMERS}. The registration starts {@code min}; the autoscaler (or {@link ConsumerGroup#scaleUp})
          * adds up to {@code max}.
+         *
+         * @param min the fewest consumers
+         * @param max the most consumers
+         * @return this builder
+         * @throws IllegalArgumentException when the bounds are out of range
          */
         public Builder consumers(int min, int max) {
             ConsumerOptions.Settings.inRange("max consumers", max, 1, MAX_CONSUMERS);
@@ -154,25 +170,45 @@ public final class ConsumerGroupConfig {
             return this;
         }
 
-        /** Exactly {@code count} consumers: {@code consumers(count, count)}. */
+        /**
+         * Exactly {@code count} consumers: {@code consumers(count, count)}.
+         *
+         * @param count 1 to {@value #MAX_CONSUMERS}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code count} is out of range
+         */
         public Builder consumers(int count) {
             return consumers(count, count);
         }
 
-        /** Takes every consumer setting (prefetch, retries, timeouts, ...) from {@code options}. */
+        /**
+         * Takes every consumer setting (prefetch, retries, timeouts, ...) from {@code options}.
+         *
+         * @param options replaces every consumer setting made so far
+         * @return this builder
+         */
         public Builder options(ConsumerOptions options) {
             from(Objects.requireNonNull(options, "options"));
             return this;
         }
 
-        /** Scale with these settings (whenever {@code max > min}). */
+        /**
+         * Scale with these settings (whenever {@code max > min}).
+         *
+         * @param config how the autoscaler decides
+         * @return this builder
+         */
         public Builder autoscaler(AutoscalerConfig config) {
             this.autoscaler = Objects.requireNonNull(config, "config");
             this.autoscalerDisabled = false;
             return this;
         }
 
-        /** Never scale by itself; {@link ConsumerGroup#scaleUp} and {@link ConsumerGroup#scaleDown} still work. */
+        /**
+         * Never scale by itself; {@link ConsumerGroup#scaleUp} and {@link ConsumerGroup#scaleDown} still work.
+         *
+         * @return this builder
+         */
         public Builder noAutoscaler() {
             this.autoscaler = null;
             this.autoscalerDisabled = true;
@@ -182,6 +218,10 @@ public final class ConsumerGroupConfig {
         /**
          * Names the group: consumers with the same group name share the topic's messages, across processes. Defaults
          * to the topic's name. Also the {@code consumer_group} metric tag.
+         *
+         * @param name not blank
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank
          */
         public Builder groupName(String name) {
             Objects.requireNonNull(name, "name");
@@ -192,7 +232,11 @@ public final class ConsumerGroupConfig {
             return this;
         }
 
-        /** Leaves the topic's dead-letter queue alone: another service (or a later group) consumes it. */
+        /**
+         * Leaves the topic's dead-letter queue alone: another service (or a later group) consumes it.
+         *
+         * @return this builder
+         */
         public Builder noDeadLetterConsumer() {
             this.deadLetterConsumer = false;
             return this;
@@ -201,13 +245,16 @@ public final class ConsumerGroupConfig {
         /**
          * Adds settings only one backend has (e.g. {@code KafkaGroupSettings}); registering the config on a broker of
          * another backend fails.
+         *
+         * @param settings the backend's own group settings
+         * @return this builder
          */
         public Builder backendSettings(BackendGroupSettings settings) {
             this.backendSettings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
-        /** The config as set. */
+        /** {@return the config as set} */
         public ConsumerGroupConfig build() {
             return new ConsumerGroupConfig(this);
         }

@@ -40,12 +40,23 @@ import org.jspecify.annotations.Nullable;
  *   <li>decode-failure policy {@link DecodeFailurePolicy#REJECT}; no required headers; no header contract; no
  *       interceptors; the broker's default start position; no seeking.
  * </ul>
+ *
+ * @since 0.1.0
  */
 public final class ConsumerOptions {
+    /** The default {@code prefetch}: messages (or batches) handled at once per consumer. */
     public static final int DEFAULT_PREFETCH = 10;
+
+    /** The default {@code maxRetries}: the handler runs at most eleven times per message. */
     public static final int DEFAULT_MAX_RETRIES = 10;
+
+    /** The handler timeout when neither the registration nor the group sets one. */
     public static final Duration DEFAULT_HANDLER_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The default payload size limit in bytes (10 MiB); larger payloads are dead-lettered unread. */
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 10 * 1024 * 1024;
+
+    /** The default {@code laneBuffer}: received messages held for busy keys on a sequenced topic. */
     public static final int DEFAULT_LANE_BUFFER = 100;
 
     /** The largest {@code prefetch}. */
@@ -93,91 +104,111 @@ public final class ConsumerOptions {
         this.circuitBreaker = s.circuitBreaker;
     }
 
-    /** The defaults listed above. */
+    /** {@return the default options, listed in the class description (one shared instance)} */
     public static ConsumerOptions ofDefaults() {
         return DEFAULTS;
     }
 
-    /** A builder starting from the defaults. */
+    /** {@return a new builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from these options. */
+    /** {@return a new builder starting from these options; changing it leaves these options as they are} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.from(this);
         return b;
     }
 
+    /** {@return how many messages (or batches) each consumer handles at once, 1 to {@value #MAX_PREFETCH}} */
     public int prefetch() {
         return prefetch;
     }
 
+    /** {@return how many times a message is retried before it is dead-lettered, 0 to {@value #MAX_RETRIES}} */
     public int maxRetries() {
         return maxRetries;
     }
 
-    /** The handler timeout set here; empty when inherited or disabled (see {@link #isHandlerTimeoutDisabled()}). */
+    /**
+     * {@return the handler timeout set here; empty when inherited from the group or disabled (see {@link
+     * #isHandlerTimeoutDisabled()})}
+     */
     public Optional<Duration> handlerTimeout() {
         return Optional.ofNullable(handlerTimeout);
     }
 
+    /** {@return whether handlers run without a timeout ({@link Builder#noHandlerTimeout()})} */
     public boolean isHandlerTimeoutDisabled() {
         return handlerTimeoutDisabled;
     }
 
-    /** What a timed-out handler counts as; {@link Outcome#retry()} unless set. */
+    /** {@return what a timed-out handler counts as; {@link Outcome#retry()} unless set} */
     public Outcome handlerTimeoutOutcome() {
         return handlerTimeoutOutcome;
     }
 
-    /** The payload size limit in bytes; empty when disabled. */
+    /** {@return the payload size limit in bytes; empty when disabled} */
     public OptionalInt maxMessageSize() {
         return maxMessageSize > 0 ? OptionalInt.of(maxMessageSize) : OptionalInt.empty();
     }
 
+    /**
+     * {@return how many received messages a consumer holds for busy keys on a sequenced topic, 0 to {@value
+     * #MAX_LANE_BUFFER}}
+     */
     public int laneBuffer() {
         return laneBuffer;
     }
 
+    /** {@return what happens to a message that cannot be read; {@link DecodeFailurePolicy#REJECT} unless set} */
     public DecodeFailurePolicy decodeFailurePolicy() {
         return decodeFailurePolicy;
     }
 
-    /** Headers every message must carry; a message without one is settled by the decode-failure policy. */
+    /**
+     * {@return the headers every message must carry (empty for none); a message without one is settled by the
+     * decode-failure policy}
+     */
     public Set<String> requiredHeaders() {
         return requiredHeaders;
     }
 
-    /** The record type every message's headers must parse into, if any (see {@link Builder#headerContract}). */
+    /**
+     * {@return the record type every message's headers must parse into, if any (see {@link
+     * Builder#headerContract})}
+     */
     public Optional<Class<? extends Record>> headerContract() {
         return Optional.ofNullable(headerContract);
     }
 
-    /** This registration's interceptors, outermost first. */
+    /** {@return this registration's interceptors, outermost first; empty for none} */
     public List<HandlerInterceptor> interceptors() {
         return interceptors;
     }
 
-    /** Where a log-like subscription starts, forced on every start; empty for the broker's default. */
+    /** {@return where a log-like subscription starts, forced on every start; empty for the broker's default} */
     public Optional<Position> startAt() {
         return Optional.ofNullable(startAt);
     }
 
-    /** Whether handlers may move the subscription with {@link Outcome#andSeek(Position)}. */
+    /** {@return whether handlers may move the subscription with {@link Outcome#andSeek(Position)}} */
     public boolean isSeeking() {
         return seeking;
     }
 
-    /** The circuit breaker that pauses the registration while its handlers keep failing, if one is set. */
+    /** {@return the circuit breaker that pauses the registration while its handlers keep failing, if one is set} */
     public Optional<CircuitBreakerConfig> circuitBreaker() {
         return Optional.ofNullable(circuitBreaker);
     }
 
     /**
      * The outcome a handler that threw {@code error} counts as: the one given for its class or its nearest superclass
-     * with {@link Settings#exceptionOutcome}; empty for {@link Outcome#retry()}, the default.
+     * with {@link Builder#exceptionOutcome}; empty for {@link Outcome#retry()}, the default.
+     *
+     * @param error what the handler threw
+     * @return the outcome configured for the closest class of {@code error}; empty when none matches
      */
     public Optional<Outcome> exceptionOutcome(Throwable error) {
         if (exceptionOutcomes.isEmpty()) {
@@ -195,6 +226,9 @@ public final class ConsumerOptions {
     /**
      * The effective handler timeout: this setting, else {@code groupDefault}, else {@link #DEFAULT_HANDLER_TIMEOUT};
      * empty when disabled.
+     *
+     * @param groupDefault the group's default handler timeout, or {@code null} when the group sets none
+     * @return the timeout to apply to each handler call; empty when handlers run without one
      */
     public Optional<Duration> resolveHandlerTimeout(@Nullable Duration groupDefault) {
         if (handlerTimeoutDisabled) {
@@ -222,11 +256,16 @@ public final class ConsumerOptions {
                 + (circuitBreaker == null ? "" : ", circuitBreaker=" + circuitBreaker) + "]";
     }
 
-    /** Builds {@link ConsumerOptions}; starts from the defaults. Not thread-safe. */
+    /**
+     * Builds {@link ConsumerOptions}; starts from the defaults. Not thread-safe. Each setter checks its value at once
+     * and throws {@link IllegalArgumentException} naming the setting and the allowed range.
+     *
+     * @since 0.1.0
+     */
     public static final class Builder extends Settings<Builder> {
         private Builder() {}
 
-        /** The options as set. */
+        /** {@return the options as set so far; the builder stays usable} */
         public ConsumerOptions build() {
             return new ConsumerOptions(this);
         }
@@ -297,13 +336,26 @@ public final class ConsumerOptions {
             return new ConsumerOptions(this);
         }
 
-        /** Handle up to {@code prefetch} messages (or batches) at once per consumer: 1 to {@value #MAX_PREFETCH}. */
+        /**
+         * Handle up to {@code prefetch} messages (or batches) at once per consumer.
+         *
+         * @param prefetch 1 to {@value #MAX_PREFETCH}; default {@value #DEFAULT_PREFETCH}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code prefetch} is out of range
+         */
         public S prefetch(int prefetch) {
             this.prefetch = inRange("prefetch", prefetch, 1, MAX_PREFETCH);
             return self();
         }
 
-        /** Run the handler at most {@code maxRetries + 1} times per message: 0 (no retries) to {@value #MAX_RETRIES}. */
+        /**
+         * Run the handler at most {@code maxRetries + 1} times per message; a retry at {@code retryCount ==
+         * maxRetries} dead-letters the message.
+         *
+         * @param maxRetries 0 (no retries) to {@value #MAX_RETRIES}; default {@value #DEFAULT_MAX_RETRIES}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxRetries} is out of range
+         */
         public S maxRetries(int maxRetries) {
             this.maxRetries = inRange("maxRetries", maxRetries, 0, MAX_RETRIES);
             return self();
@@ -312,6 +364,11 @@ public final class ConsumerOptions {
         /**
          * Interrupt a handler that runs longer than {@code timeout} (positive, at most {@link Bounds#MAX_TIMEOUT}) and
          * apply the timeout outcome.
+         *
+         * @param timeout how long one handler call may run
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is zero, negative or longer than {@link
+         *     Bounds#MAX_TIMEOUT}
          */
         public S handlerTimeout(Duration timeout) {
             this.handlerTimeout = Bounds.positive("handler timeout", timeout);
@@ -319,7 +376,11 @@ public final class ConsumerOptions {
             return self();
         }
 
-        /** Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline. */
+        /**
+         * Never time a handler out. A stuck handler then holds its slot until shutdown's drain deadline.
+         *
+         * @return this builder
+         */
         public S noHandlerTimeout() {
             this.handlerTimeout = null;
             this.handlerTimeoutDisabled = true;
@@ -330,6 +391,10 @@ public final class ConsumerOptions {
          * What a timed-out handler counts as, e.g. {@link Outcome#defer()} when a timeout means "too slow right now"
          * rather than "bad message" (it then never spends the retry budget, and is redelivered indefinitely). A plain
          * outcome: no continuation, replies or seek.
+         *
+         * @param outcome a plain retry, defer, reject or ack
+         * @return this builder
+         * @throws IllegalArgumentException if {@code outcome} carries a continuation, replies or a seek
          */
         public S handlerTimeoutOutcome(Outcome outcome) {
             Objects.requireNonNull(outcome, "outcome");
@@ -343,13 +408,23 @@ public final class ConsumerOptions {
             return self();
         }
 
-        /** Dead-letter payloads larger than {@code bytes} (at least 1) without decoding them. */
+        /**
+         * Dead-letter payloads larger than {@code bytes} without decoding them.
+         *
+         * @param bytes at least 1; default {@value #DEFAULT_MAX_MESSAGE_SIZE}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is less than 1
+         */
         public S maxMessageSize(int bytes) {
             this.maxMessageSize = inRange("maxMessageSize", bytes, 1, Integer.MAX_VALUE);
             return self();
         }
 
-        /** Accept payloads of any size. */
+        /**
+         * Accept payloads of any size.
+         *
+         * @return this builder
+         */
         public S noMessageSizeLimit() {
             this.maxMessageSize = 0;
             return self();
@@ -358,13 +433,23 @@ public final class ConsumerOptions {
         /**
          * On a sequenced topic, hold up to {@code messages} received messages for busy keys per consumer: 0 to
          * {@value #MAX_LANE_BUFFER}.
+         *
+         * @param messages 0 (a busy key blocks the consumer's intake) to {@value #MAX_LANE_BUFFER}; default {@value
+         *     #DEFAULT_LANE_BUFFER}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code messages} is out of range
          */
         public S laneBuffer(int messages) {
             this.laneBuffer = inRange("laneBuffer", messages, 0, MAX_LANE_BUFFER);
             return self();
         }
 
-        /** What to do with messages that cannot be read (see {@link DecodeFailurePolicy}). */
+        /**
+         * What to do with messages that cannot be read (see {@link DecodeFailurePolicy}).
+         *
+         * @param policy default {@link DecodeFailurePolicy#REJECT}
+         * @return this builder
+         */
         public S decodeFailurePolicy(DecodeFailurePolicy policy) {
             this.decodeFailurePolicy = Objects.requireNonNull(policy, "policy");
             return self();
@@ -373,6 +458,9 @@ public final class ConsumerOptions {
         /**
          * Require these headers on every message (replacing any set before); a message missing one is settled by the
          * decode-failure policy.
+         *
+         * @param headers header names; none clears the requirement
+         * @return this builder
          */
         public S requiredHeaders(String... headers) {
             Set<String> all = new LinkedHashSet<>();
@@ -388,6 +476,9 @@ public final class ConsumerOptions {
          * (components of type {@code Optional} may be missing; the others must be present and parse: numbers,
          * booleans, enums, strings). A message that does not fit is settled by the decode-failure policy; the handler
          * reads the parsed headers with {@link MessageMetadata#headersAs(Class)}.
+         *
+         * @param contract a record type whose components name headers
+         * @return this builder
          */
         public S headerContract(Class<? extends Record> contract) {
             this.headerContract = Objects.requireNonNull(contract, "contract");
@@ -397,6 +488,9 @@ public final class ConsumerOptions {
         /**
          * The interceptors around this registration's handler, outermost first (replacing any set before); group
          * interceptors run outside them.
+         *
+         * @param interceptors outermost first; none clears them
+         * @return this builder
          */
         public S interceptors(HandlerInterceptor... interceptors) {
             for (HandlerInterceptor i : interceptors) {
@@ -409,6 +503,9 @@ public final class ConsumerOptions {
         /**
          * Starts the subscription at {@code position} on every start (replay a log into a fresh group, or skip to the
          * newest). Needs a log-like backend; registering on another fails at once.
+         *
+         * @param position where every start of the subscription begins
+         * @return this builder
          */
         public S startAt(Position position) {
             this.startAt = Objects.requireNonNull(position, "position");
@@ -418,6 +515,8 @@ public final class ConsumerOptions {
         /**
          * Lets handlers move the subscription with {@link Outcome#andSeek(Position)}. Needs a log-like backend;
          * registering on another fails at once.
+         *
+         * @return this builder
          */
         public S seeking() {
             this.seeking = true;
@@ -431,6 +530,11 @@ public final class ConsumerOptions {
          * that mean "try again later", or a {@code defer}. A plain outcome: not {@code ack} (catch the exception in
          * the handler to ignore it), and no continuation, replies or seek. A dead letter caused by an exception
          * carries its class, message and stack trace either way ({@link DeadMessageMetadata#exceptionClass()}).
+         *
+         * @param type the exception class; its subclasses match too unless a closer class is configured
+         * @param outcome a plain retry, defer or reject
+         * @return this builder
+         * @throws IllegalArgumentException if {@code outcome} is an ack or carries a continuation, replies or a seek
          */
         public S exceptionOutcome(Class<? extends Throwable> type, Outcome outcome) {
             Objects.requireNonNull(type, "type");
@@ -451,6 +555,9 @@ public final class ConsumerOptions {
          * Pauses the registration while its handlers keep failing, and probes with one message before it flows
          * again (see {@link CircuitBreakerConfig}), so a dependency that is down does not burn every message's retry
          * budget.
+         *
+         * @param config when the breaker opens and how it probes
+         * @return this builder
          */
         public S circuitBreaker(CircuitBreakerConfig config) {
             this.circuitBreaker = Objects.requireNonNull(config, "config");

@@ -8,6 +8,9 @@ import org.jspecify.annotations.Nullable;
  * A dead letter as the dead-letter tools read it ({@link DeadLetterQueue#browse}, and the filters of {@link
  * DeadLetterQueue#replay} and {@link DeadLetterQueue#purge}): the decoded message when it can be decoded, its bytes,
  * why it died and how often it was replayed already.
+ *
+ * @param <T> the message type
+ * @since 0.1.0
  */
 public final class DeadLetter<T> {
     private final @Nullable T message;
@@ -17,6 +20,8 @@ public final class DeadLetter<T> {
     private final @Nullable String unreadable;
 
     /**
+     * A dead letter as read from the broker.
+     *
      * @param message the decoded message, or null when it cannot be decoded
      * @param payload its bytes as they are in the dead-letter queue (not copied: do not change them)
      * @param metadata why and where it died, its headers and ids
@@ -39,32 +44,38 @@ public final class DeadLetter<T> {
         this.unreadable = unreadable;
     }
 
-    /** The decoded message; empty when it cannot be decoded (see {@link #unreadable()}). */
+    /** {@return the decoded message; empty when it cannot be decoded (see {@link #unreadable()})} */
     public Optional<T> message() {
         return Optional.ofNullable(message);
     }
 
-    /** The message's bytes as they are in the dead-letter queue. Do not change the array. */
+    /** {@return the message's bytes as they are in the dead-letter queue} Do not change the array. */
     public byte[] payload() {
         return payload;
     }
 
-    /** Why and where it died ({@link DeadMessageMetadata#reason()}, exception, death count), its headers and ids. */
+    /**
+     * {@return why and where it died ({@link DeadMessageMetadata#reason()}, exception, death count), its headers and
+     * ids}
+     */
     public DeadMessageMetadata metadata() {
         return metadata;
     }
 
-    /** The message id, or the broker's delivery id when the message has none. */
+    /** {@return the message id, or the broker's delivery id when the message has none} */
     public String id() {
         return metadata.message().messageId().orElse(metadata.message().deliveryId());
     }
 
-    /** How many times this message was replayed from the dead-letter queue before ({@link ShoveHeaders#REPLAY_COUNT}). */
+    /**
+     * {@return how many times this message was replayed from the dead-letter queue before ({@link
+     * ShoveHeaders#REPLAY_COUNT})}
+     */
     public int replayCount() {
         return replayCount;
     }
 
-    /** Why the message cannot be decoded with the topic's codec; empty when it can. */
+    /** {@return why the message cannot be decoded with the topic's codec; empty when it can} */
     public Optional<String> unreadable() {
         return Optional.ofNullable(unreadable);
     }

@@ -9,6 +9,8 @@ import java.util.function.Consumer;
  * How a {@link DeadLetterQueue#replay replay} or {@link DeadLetterQueue#purge purge} runs: how many dead letters it
  * moves at most, how fast, whether it is a dry run, and after how many replays a dead letter is refused. Immutable;
  * {@link #ofDefaults()} or {@link #builder()}.
+ *
+ * @since 0.1.0
  */
 public final class DeadLetterOptions {
     /** The default {@link #maxReplays()}. */
@@ -38,15 +40,20 @@ public final class DeadLetterOptions {
         this.progress = b.progress;
     }
 
-    /** Every dead letter, as fast as the broker takes them, {@value #DEFAULT_MAX_REPLAYS} replays at most. */
+    /**
+     * {@return the defaults: every dead letter, as fast as the broker takes them, {@value #DEFAULT_MAX_REPLAYS}
+     * replays at most}
+     */
     public static DeadLetterOptions ofDefaults() {
         return DEFAULTS;
     }
 
+    /** {@return a new builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a new builder starting from these options} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.maxMessages = maxMessages;
@@ -58,32 +65,32 @@ public final class DeadLetterOptions {
         return b;
     }
 
-    /** The most dead letters moved (or, in a dry run, counted as moving); empty for no limit. */
+    /** {@return the most dead letters moved (or, in a dry run, counted as moving); empty for no limit} */
     public OptionalLong maxMessages() {
         return maxMessages == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(maxMessages);
     }
 
-    /** The most dead letters moved per second; empty for no limit. */
+    /** {@return the most dead letters moved per second; empty for no limit} */
     public OptionalDouble ratePerSecond() {
         return ratePerSecond > 0 ? OptionalDouble.of(ratePerSecond) : OptionalDouble.empty();
     }
 
-    /** Whether only to report what would move. */
+    /** {@return whether only to report what would move} */
     public boolean dryRun() {
         return dryRun;
     }
 
-    /** A dead letter replayed this many times already is refused by a replay and stays. */
+    /** {@return how many replays a dead letter may have had; one replayed this many times is refused and stays} */
     public int maxReplays() {
         return maxReplays;
     }
 
-    /** How many dead letters are read from the broker at a time. */
+    /** {@return how many dead letters are read from the broker at a time} */
     public int pageSize() {
         return pageSize;
     }
 
-    /** Called with the report so far after each page (for progress output); on the calling thread. */
+    /** {@return the listener called with the report so far after each page, on the calling thread} */
     public Consumer<DeadLetterReport> progress() {
         return progress;
     }
@@ -106,7 +113,13 @@ public final class DeadLetterOptions {
 
         private Builder() {}
 
-        /** Moves at most {@code max} dead letters (at least 1). */
+        /**
+         * Moves at most {@code max} dead letters.
+         *
+         * @param max at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code max} is less than 1
+         */
         public Builder maxMessages(long max) {
             if (max < 1) {
                 throw new IllegalArgumentException("maxMessages must be at least 1, was " + max);
@@ -115,7 +128,13 @@ public final class DeadLetterOptions {
             return this;
         }
 
-        /** Moves at most {@code perSecond} dead letters a second (more than 0, at most 1,000,000). */
+        /**
+         * Moves at most {@code perSecond} dead letters a second.
+         *
+         * @param perSecond more than 0, at most 1,000,000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code perSecond} is out of range
+         */
         public Builder ratePerSecond(double perSecond) {
             if (!(perSecond > 0 && perSecond <= 1_000_000)) {
                 throw new IllegalArgumentException(
@@ -125,19 +144,33 @@ public final class DeadLetterOptions {
             return this;
         }
 
-        /** Moves as fast as the broker takes them (the default). */
+        /**
+         * Moves as fast as the broker takes them (the default).
+         *
+         * @return this builder
+         */
         public Builder noRateLimit() {
             this.ratePerSecond = 0;
             return this;
         }
 
-        /** Reports what would move, and moves nothing. */
+        /**
+         * Reports what would move, and moves nothing.
+         *
+         * @return this builder
+         */
         public Builder dryRun() {
             this.dryRun = true;
             return this;
         }
 
-        /** Refuses to replay a dead letter replayed {@code max} times already (0 to 1,000,000; default 3). */
+        /**
+         * Refuses to replay a dead letter replayed {@code max} times already; it stays in the dead-letter queue.
+         *
+         * @param max 0 to 1,000,000; default {@value #DEFAULT_MAX_REPLAYS}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code max} is out of range
+         */
         public Builder maxReplays(int max) {
             if (max < 0 || max > 1_000_000) {
                 throw new IllegalArgumentException("maxReplays must be between 0 and 1000000, was " + max);
@@ -146,7 +179,13 @@ public final class DeadLetterOptions {
             return this;
         }
 
-        /** Reads {@code size} dead letters from the broker at a time (1 to 10,000; default 100). */
+        /**
+         * Reads {@code size} dead letters from the broker at a time.
+         *
+         * @param size 1 to {@value #MAX_PAGE_SIZE}; default {@value #DEFAULT_PAGE_SIZE}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code size} is out of range
+         */
         public Builder pageSize(int size) {
             if (size < 1 || size > MAX_PAGE_SIZE) {
                 throw new IllegalArgumentException("pageSize must be between 1 and " + MAX_PAGE_SIZE + ", was " + size);
@@ -155,12 +194,18 @@ public final class DeadLetterOptions {
             return this;
         }
 
-        /** Called with the report so far after each page, e.g. to print progress. */
+        /**
+         * Called with the report so far after each page, e.g. to print progress.
+         *
+         * @param listener runs on the thread that moves the dead letters
+         * @return this builder
+         */
         public Builder progress(Consumer<DeadLetterReport> listener) {
             this.progress = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
+        /** {@return the options as set} */
         public DeadLetterOptions build() {
             return new DeadLetterOptions(this);
         }

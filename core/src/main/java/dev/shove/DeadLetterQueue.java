@@ -29,25 +29,38 @@ import java.util.function.Predicate;
  * with {@code noDeadLetterConsumer()}), or that consumer may handle letters first.
  *
  * <p>Thread-safe; calls on one queue do not run at the same time.
+ *
+ * @param <T> the message type
+ * @since 0.1.0
  */
 public interface DeadLetterQueue<T> {
 
-    /** The topic whose dead letters these are. */
+    /** {@return the topic whose dead letters these are} */
     Topic<T> topic();
 
-    /** The broker-side name of the dead-letter queue. */
+    /** {@return the broker-side name of the dead-letter queue} */
     String name();
 
-    /** How many dead letters wait; empty when the broker cannot say. */
+    /** {@return how many dead letters wait; empty when the broker cannot say} */
     OptionalLong count();
 
-    /** Whether reading dead letters leaves them in place for everyone else (see above). */
+    /** {@return whether reading dead letters leaves them in place for everyone else (see above)} */
     boolean readsInPlace();
 
-    /** Up to {@code max} dead letters from the oldest, left in the queue. */
+    /**
+     * {@return up to {@code max} dead letters from the oldest, left in the queue}
+     *
+     * @param max the most dead letters to return
+     */
     List<DeadLetter<T>> browse(int max);
 
-    /** Replays every dead letter, as {@link #replay(Predicate, DeadLetterOptions)}. */
+    /**
+     * Replays every dead letter, as {@link #replay(Predicate, DeadLetterOptions)}.
+     *
+     * @param options limits, rate and dry run
+     * @return how many dead letters were scanned, chosen, moved and refused, with their ids
+     * @throws DeadLetterException when the broker refuses a copy or a removal; the report in it says what moved
+     */
     default DeadLetterReport replay(DeadLetterOptions options) {
         return replay(letter -> true, options);
     }
@@ -57,6 +70,9 @@ public interface DeadLetterQueue<T> {
      * DeadLetterOptions#maxMessages()}, at most {@link DeadLetterOptions#ratePerSecond()} a second; a dry run only
      * reports what would move.
      *
+     * @param filter chooses the dead letters to replay
+     * @param options limits, rate and dry run
+     * @return how many dead letters were scanned, chosen, moved and refused, with their ids
      * @throws DeadLetterException when the broker refuses a copy or a removal, or the filter throws; the report in it
      *     says what moved before. Nothing that did not move is lost.
      */
@@ -66,6 +82,9 @@ public interface DeadLetterQueue<T> {
      * Removes the dead letters {@code filter} chooses for good, with the same options as replay (a dry run only
      * reports what would go).
      *
+     * @param filter chooses the dead letters to remove
+     * @param options limits, rate and dry run
+     * @return how many dead letters were scanned, chosen and removed, with their ids
      * @throws DeadLetterException when the broker refuses a removal or the filter throws
      */
     DeadLetterReport purge(Predicate<? super DeadLetter<T>> filter, DeadLetterOptions options);

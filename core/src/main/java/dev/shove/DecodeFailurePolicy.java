@@ -2,8 +2,10 @@ package dev.shove;
 
 /**
  * What happens to a message that cannot be read: its payload does not decode, or a header the registration requires
- * ({@link ConsumerOptions#withRequiredHeaders}, {@link ConsumerOptions#withHeaderContract}) is missing or unparsable.
- * The handler never sees such a message.
+ * ({@link ConsumerOptions.Builder#requiredHeaders}, {@link ConsumerOptions.Builder#headerContract}) is missing or
+ * unparsable. The handler never sees such a message.
+ *
+ * @since 0.1.0
  */
 public enum DecodeFailurePolicy {
     /** Dead-letter it at once with reason {@code decode-failed: ...} (discarded and counted without a DLQ). Default. */

@@ -8,8 +8,15 @@ import java.util.Objects;
  * @param message the decoded message
  * @param metadata what is known about its delivery
  * @param <T> the message type
+ * @since 0.1.0
  */
 public record Envelope<T>(T message, MessageMetadata metadata) {
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param message the decoded message
+     * @param metadata what is known about its delivery
+     */
     public Envelope {
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(metadata, "metadata");

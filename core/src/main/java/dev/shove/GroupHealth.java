@@ -10,24 +10,32 @@ import java.util.Objects;
  * @param running whether the group has been started and not stopped
  * @param connection the broker connection
  * @param registrations one entry per registered topic
+ * @since 0.1.0
  */
 public record GroupHealth(boolean running, ConnectionHealth connection, List<RegistrationHealth> registrations) {
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param running whether the group has been started and not stopped
+     * @param connection the broker connection
+     * @param registrations one entry per registered topic
+     */
     public GroupHealth {
         Objects.requireNonNull(connection, "connection");
         registrations = List.copyOf(registrations);
     }
 
     /**
-     * Liveness: false when the group runs and a registration that should consume has lost every consumer to errors
-     * it could not recover from (restarting the process is the fix). A group not started, or stopped, is alive.
+     * {@return liveness} False when the group runs and a registration that should consume has lost every consumer to
+     * errors it could not recover from (restarting the process is the fix). A group not started, or stopped, is alive.
      */
     public boolean isLive() {
         return !running || registrations.stream().noneMatch(RegistrationHealth::isDead);
     }
 
     /**
-     * Readiness: the group runs, the broker connection is up and every registration runs at least its minimum of
-     * consumers (a paused registration counts as ready: it was paused on purpose).
+     * {@return readiness} True when the group runs, the broker connection is up and every registration runs at least
+     * its minimum of consumers (a paused registration counts as ready: it was paused on purpose).
      */
     public boolean isReady() {
         return running

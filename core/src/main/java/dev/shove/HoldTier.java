@@ -9,8 +9,15 @@ import java.util.Objects;
  *
  * @param delay how long a message waits in this tier; positive, whole milliseconds
  * @param queue the broker-side name of the tier
+ * @since 0.1.0
  */
 public record HoldTier(Duration delay, String queue) {
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param delay how long a message waits in this tier; positive, whole milliseconds
+     * @param queue the broker-side name of the tier
+     */
     public HoldTier {
         Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(queue, "queue");

@@ -23,6 +23,7 @@ import java.time.Duration;
  *
  * @param <T> the message type
  * @param <C> the context type: shared state given once to {@link ConsumerGroup#withContext(Object)}
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface MessageHandler<T, C> {
@@ -42,6 +43,11 @@ public interface MessageHandler<T, C> {
      * Called for each message read from the topic's dead-letter queue. The dead letter is acknowledged after this
      * returns, whether it returns normally or throws: a dead letter is never retried. The default logs a WARN with
      * the reason, original queue and death count.
+     *
+     * @param message the dead letter, decoded
+     * @param metadata why and where it died, and its headers
+     * @param context the group's context
+     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
      */
     default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnhandled(metadata);
@@ -52,6 +58,11 @@ public interface MessageHandler<T, C> {
      * be read, or the codec changed since). The dead letter is acknowledged afterwards, whatever this does. The
      * default logs a WARN and the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the
      * DLQ): override it to keep them somewhere.
+     *
+     * @param payload the dead letter's bytes as received
+     * @param metadata why and where it died, and its headers
+     * @param context the group's context
+     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
      */
     default void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnreadable(payload.length, metadata);
@@ -61,6 +72,9 @@ public interface MessageHandler<T, C> {
      * This handler with every delivery recorded to {@code sink}: the message, its metadata, the outcome and how long
      * the handler took. A sink that throws turns the outcome into {@link Outcome#retry()} (strict auditing). Dead
      * letters are passed to {@link #handleDead} without auditing, and the audit log topic itself is never audited.
+     *
+     * @param sink receives one record per delivery
+     * @return a handler that audits and then returns this handler's outcome
      */
     default MessageHandler<T, C> audited(AuditSink<? super T> sink) {
         return AuditedHandler.wrap(this, sink, null);
@@ -69,6 +83,10 @@ public interface MessageHandler<T, C> {
     /**
      * Like {@link #audited(AuditSink)}, but a sink that takes longer than {@code auditTimeout} is abandoned and the
      * handler's own outcome is kept (logged as an ERROR).
+     *
+     * @param sink receives one record per delivery
+     * @param auditTimeout how long the sink may take per record
+     * @return a handler that audits and then returns this handler's outcome
      */
     default MessageHandler<T, C> audited(AuditSink<? super T> sink, Duration auditTimeout) {
         return AuditedHandler.wrap(this, sink, auditTimeout);

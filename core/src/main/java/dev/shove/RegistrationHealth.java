@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param lastReceivedAt when the last message was received from the broker; null until the first
  * @param stalledHandlers handler calls running longer than the registration's handler timeout (a handler ignoring
  *     its interrupt), or longer than {@link #STALL_WITHOUT_TIMEOUT} when it has none
+ * @since 0.1.0
  */
 public record RegistrationHealth(
         String topic,
@@ -47,14 +48,38 @@ public record RegistrationHealth(
         STOPPED
     }
 
-    /** A handler call that runs too long. */
+    /**
+     * A handler call that runs too long.
+     *
+     * @param messageId the {@code shove-message-id} of the message it handles
+     * @param runningFor how long it has been running
+     */
     public record StalledHandler(String messageId, Duration runningFor) {
+        /**
+         * Checks the components.
+         *
+         * @param messageId the {@code shove-message-id} of the message it handles
+         * @param runningFor how long it has been running
+         */
         public StalledHandler {
             Objects.requireNonNull(messageId, "messageId");
             Objects.requireNonNull(runningFor, "runningFor");
         }
     }
 
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param topic the topic's name
+     * @param group the consumer group's name
+     * @param status what the registration is doing
+     * @param consumers main consumers running now
+     * @param minConsumers the fewest it should run
+     * @param failedConsumers consumers that stopped on an error they could not recover from, since the group started
+     * @param lastReceivedAt when the last message was received from the broker; null until the first
+     * @param stalledHandlers handler calls running longer than the registration's handler timeout (a handler ignoring
+     *     its interrupt), or longer than {@link #STALL_WITHOUT_TIMEOUT} when it has none
+     */
     public RegistrationHealth {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(group, "group");
@@ -62,7 +87,7 @@ public record RegistrationHealth(
         stalledHandlers = List.copyOf(stalledHandlers);
     }
 
-    /** When the last message was received; empty until the first. */
+    /** {@return when the last message was received; empty until the first} */
     public Optional<Instant> lastReceived() {
         return Optional.ofNullable(lastReceivedAt);
     }

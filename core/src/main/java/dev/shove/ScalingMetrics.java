@@ -7,9 +7,10 @@ package dev.shove;
  * @param inFlight messages delivered and not yet settled
  * @param activeConsumers consumers running now
  * @param prefetch messages each consumer handles at once
+ * @since 0.1.0
  */
 public record ScalingMetrics(long ready, long inFlight, int activeConsumers, int prefetch) {
-    /** How many messages the running consumers handle at once: consumers × prefetch. */
+    /** {@return how many messages the running consumers handle at once: consumers × prefetch} */
     public long capacity() {
         return (long) activeConsumers * prefetch;
     }

@@ -6,6 +6,8 @@ package dev.shove;
  *
  * <p>For messages 1..5 of one key where message 3 is dead-lettered: {@link #SKIP} handles 1, 2, 4, 5 and dead-letters
  * 3; {@link #FAIL_ALL} handles 1, 2 and dead-letters 3, 4 and 5. Other keys are never affected.
+ *
+ * @since 0.1.0
  */
 public enum SequenceFailure {
     /** Dead-letter the failed message and carry on with the next message of its key. */

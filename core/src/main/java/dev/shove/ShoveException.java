@@ -11,20 +11,35 @@ import org.jspecify.annotations.Nullable;
  * reached right now; worth retrying) and {@link CodecException} (a payload could not be encoded or decoded). Misuse
  * of the API (a bad argument, a method called in the wrong state) throws the JDK's {@link IllegalArgumentException}
  * or {@link IllegalStateException} instead.
+ *
+ * @since 0.1.0
  */
 public class ShoveException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with a message and no cause.
+     *
+     * @param message what went wrong, naming the topic or queue and what to do
+     */
     public ShoveException(String message) {
         super(message);
     }
 
+    /**
+     * An exception wrapping the failure that caused it.
+     *
+     * @param message what went wrong, naming the topic or queue and what to do
+     * @param cause the underlying failure, or null
+     */
     public ShoveException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
-    /** Whether the same call may succeed if tried again later (the broker was unreachable, a timeout passed). */
+    /**
+     * {@return whether the same call may succeed if tried again later (the broker was unreachable, a timeout passed)}
+     */
     public boolean isRetriable() {
         return false;
     }

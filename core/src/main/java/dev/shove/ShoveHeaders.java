@@ -27,21 +27,34 @@ import java.util.Locale;
  *       causes, capped and on one line</td></tr>
  *   <tr><td>{@value #REPLAY_COUNT}</td><td>on copies replayed from the dead-letter queue</td><td>times replayed</td></tr>
  * </table>
+ *
+ * @since 0.1.0
  */
 public final class ShoveHeaders {
     /** The reserved prefix of every shove header. */
     public static final String PREFIX = "shove-";
 
+    /** A unique id written on publish and kept by every copy. */
     public static final String MESSAGE_ID = "shove-message-id";
+    /** Retries spent, written on retry copies; absent means 0. */
     public static final String RETRY_COUNT = "shove-retry-count";
+    /** The ordering key, written on publish to a sequenced topic. */
     public static final String SEQUENCE_KEY = "shove-sequence-key";
+    /** Epoch milliseconds before which a hold copy must not be handled. */
     public static final String NOT_BEFORE = "shove-not-before";
+    /** Why a dead letter was dead-lettered. */
     public static final String DEATH_REASON = "shove-death-reason";
+    /** Where a dead letter was consumed from. */
     public static final String ORIGINAL_QUEUE = "shove-original-queue";
+    /** How many times a message was dead-lettered. */
     public static final String DEATH_COUNT = "shove-death-count";
+    /** The class of the exception a handler threw, on its dead letter. */
     public static final String EXCEPTION_CLASS = "shove-exception-class";
+    /** The message of the exception a handler threw, capped and on one line, on its dead letter. */
     public static final String EXCEPTION_MESSAGE = "shove-exception-message";
+    /** The stack trace and causes of the exception a handler threw, capped and on one line, on its dead letter. */
     public static final String EXCEPTION_TRACE = "shove-exception-trace";
+    /** How many times a copy was replayed from the dead-letter queue. */
     public static final String REPLAY_COUNT = "shove-replay-count";
 
     /** Every header shove writes. */
@@ -60,7 +73,11 @@ public final class ShoveHeaders {
 
     private ShoveHeaders() {}
 
-    /** Whether a header name falls under the reserved prefix, compared case-insensitively. */
+    /**
+     * {@return whether a header name falls under the reserved prefix, compared case-insensitively}
+     *
+     * @param name a header name
+     */
     public static boolean isReserved(String name) {
         return name.length() >= PREFIX.length()
                 && name.substring(0, PREFIX.length()).toLowerCase(Locale.ROOT).equals(PREFIX);

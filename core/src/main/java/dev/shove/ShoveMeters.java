@@ -14,6 +14,8 @@ import java.util.List;
  * consumer_group}, as do the {@code shove.backlog.*} gauges; {@link #BACKEND_ERRORS} carries {@code backend} and {@code kind}; {@link
  * #INVALID_HEADERS} carries {@code header} and {@code problem} ({@code unreadable}, {@code
  * out_of_range}).
+ *
+ * @since 0.1.0
  */
 public final class ShoveMeters {
     /** Counter: messages handled, by the handler's outcome. */

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Use one signal for one {@code runUntil} call. Any other {@link java.util.concurrent.CompletionStage} works as a
  * signal too; only this one handles the process's signals and holds the JVM open for the drain. Thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class ShutdownSignal extends CompletableFuture<Void> {
     private static final Logger log = LoggerFactory.getLogger(ShutdownSignal.class);
@@ -48,12 +50,19 @@ public final class ShutdownSignal extends CompletableFuture<Void> {
 
     private ShutdownSignal() {}
 
-    /** A signal completed by SIGTERM, SIGINT or JVM shutdown, whose hook waits up to 60 seconds for the drain. */
+    /**
+     * {@return a signal completed by SIGTERM, SIGINT or JVM shutdown, whose hook waits up to 60 seconds for the drain}
+     */
     public static ShutdownSignal onJvmShutdown() {
         return onJvmShutdown(DEFAULT_MAX_WAIT);
     }
 
-    /** A signal completed by SIGTERM, SIGINT or JVM shutdown, whose hook waits up to {@code maxWait} for the drain. */
+    /**
+     * A signal completed by SIGTERM, SIGINT or JVM shutdown, whose hook waits up to {@code maxWait} for the drain.
+     *
+     * @param maxWait how long the shutdown hook holds the JVM open while the group drains
+     * @return the signal
+     */
     public static ShutdownSignal onJvmShutdown(Duration maxWait) {
         Objects.requireNonNull(maxWait, "maxWait");
         ShutdownSignal signal = new ShutdownSignal();

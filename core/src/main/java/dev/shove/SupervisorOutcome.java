@@ -8,13 +8,14 @@ package dev.shove;
  * @param crashes internal failures of shove's own machinery (a bug: please report it)
  * @param timedOut whether the drain deadline passed with handlers still running; their messages were returned to
  *     the broker for redelivery, never acknowledged
+ * @since 0.1.0
  */
 public record SupervisorOutcome(int errors, int crashes, boolean timedOut) {
 
     /** A clean run. */
     public static final SupervisorOutcome CLEAN = new SupervisorOutcome(0, 0, false);
 
-    /** 3 when the drain timed out, else 2 after an internal crash, else 1 after a consumer error, else 0. */
+    /** {@return 3 when the drain timed out, else 2 after an internal crash, else 1 after a consumer error, else 0} */
     public int exitCode() {
         if (timedOut) {
             return 3;
@@ -28,12 +29,16 @@ public record SupervisorOutcome(int errors, int crashes, boolean timedOut) {
         return 0;
     }
 
-    /** Whether {@link #exitCode()} is 0. */
+    /** {@return whether {@link #exitCode()} is 0} */
     public boolean isClean() {
         return exitCode() == 0;
     }
 
-    /** Both outcomes together: counts added, timed out if either timed out. */
+    /**
+     * {@return both outcomes together: counts added, timed out if either timed out}
+     *
+     * @param other the outcome to add
+     */
     public SupervisorOutcome plus(SupervisorOutcome other) {
         return new SupervisorOutcome(errors + other.errors, crashes + other.crashes, timedOut || other.timedOut);
     }

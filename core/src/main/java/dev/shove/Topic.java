@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * sequenced topic are {@code {name}-seq-{i}}.
  *
  * @param <M> the message type
+ * @since 0.1.0
  */
 public final class Topic<M> {
     private static final Logger log = LoggerFactory.getLogger(Topic.class);
@@ -64,6 +65,11 @@ public final class Topic<M> {
     /**
      * Starts a topic of messages of the given class, encoded as JSON ({@link Codec#json(Class)}); a {@code byte[]}
      * topic uses {@link Codec#raw()} instead.
+     *
+     * @param name the topic's name on the broker
+     * @param type the message class
+     * @param <M> the message type
+     * @return a builder with no hold tiers, no dead-letter queue and no sequencing
      */
     @SuppressWarnings("unchecked")
     public static <M> Builder<M> builder(String name, Class<M> type) {
@@ -72,60 +78,74 @@ public final class Topic<M> {
         return new Builder<>(name, codec);
     }
 
-    /** Starts a topic whose messages are encoded by the given codec. */
+    /**
+     * Starts a topic whose messages are encoded by the given codec.
+     *
+     * @param name the topic's name on the broker
+     * @param codec encodes and decodes the messages
+     * @param <M> the message type
+     * @return a builder with no hold tiers, no dead-letter queue and no sequencing
+     */
     public static <M> Builder<M> builder(String name, Codec<M> codec) {
         return new Builder<>(name, Objects.requireNonNull(codec, "codec"));
     }
 
-    /** The topic's name, which is also the name of its main queue, topic or stream on the broker. */
+    /** {@return the topic's name, which is also the name of its main queue, topic or stream on the broker} */
     public String name() {
         return name;
     }
 
-    /** The codec that encodes and decodes this topic's messages. */
+    /** {@return the codec that encodes and decodes this topic's messages} */
     public Codec<M> codec() {
         return codec;
     }
 
     /**
-     * The retry tiers, shortest delay first. Never empty: a topic built without tiers has one implicit tier of
-     * {@link #IMPLICIT_TIER_DELAY} (see {@link #hasImplicitTier()}).
+     * {@return the retry tiers, shortest delay first} Never empty: a topic built without tiers has one implicit tier
+     * of {@link #IMPLICIT_TIER_DELAY} (see {@link #hasImplicitTier()}).
      */
     public List<HoldTier> holdTiers() {
         return holdTiers;
     }
 
-    /** Whether the single tier was added because the builder declared none. */
+    /** {@return whether the single tier was added because the builder declared none} */
     public boolean hasImplicitTier() {
         return implicitTier;
     }
 
-    /** The dead-letter queue's name, if the topic has one. Without one, rejected messages are discarded and counted. */
+    /**
+     * {@return the dead-letter queue's name, if the topic has one} Without one, rejected messages are discarded and
+     * counted.
+     */
     public Optional<String> dlq() {
         return Optional.ofNullable(dlq);
     }
 
-    /** The ordering settings, present only on sequenced topics. */
+    /** {@return the ordering settings, present only on sequenced topics} */
     public Optional<Sequencing<M>> sequencing() {
         return Optional.ofNullable(sequencing);
     }
 
-    /** Whether messages of one key are handled strictly in order. */
+    /** {@return whether messages of one key are handled strictly in order} */
     public boolean isSequenced() {
         return sequencing != null;
     }
 
-    /** Whether the topic is a best-effort broadcast: every running subscriber receives every message. */
+    /** {@return whether the topic is a best-effort broadcast: every running subscriber receives every message} */
     public boolean isBroadcast() {
         return broadcast;
     }
 
-    /** Whether the builder waived the sequenced-topic guards with {@link Builder#allowMessageLoss()}. */
+    /** {@return whether the builder waived the sequenced-topic guards with {@link Builder#allowMessageLoss()}} */
     public boolean allowsMessageLoss() {
         return allowMessageLoss;
     }
 
-    /** The name of shard {@code index} of a sequenced topic: {@code {name}-seq-{index}}. */
+    /**
+     * {@return the name of shard {@code index} of a sequenced topic: {@code {name}-seq-{index}}}
+     *
+     * @param index the shard, from 0
+     */
     public String shardName(int index) {
         return name + "-seq-" + index;
     }
@@ -133,6 +153,9 @@ public final class Topic<M> {
     /**
      * The hold tiers of one shard of a sequenced topic, for backends that keep per-shard tiers:
      * {@code {name}-seq-{index}-hold-{delay}}.
+     *
+     * @param index the shard, from 0
+     * @return the shard's tiers, shortest delay first
      */
     public List<HoldTier> shardHoldTiers(int index) {
         String shard = shardName(index);
@@ -173,6 +196,9 @@ public final class Topic<M> {
          * Adds a retry tier: a retried message waits {@code delay} (whole milliseconds, at most {@link
          * Outcome#MAX_DELAY}) before it is delivered again. Declare tiers from
          * shortest to longest; retry {@code n} (counting from 0) uses tier {@code min(n, tiers - 1)}.
+         *
+         * @param delay how long a retried message waits in this tier
+         * @return this builder
          */
         public Builder<M> holdQueue(Duration delay) {
             Objects.requireNonNull(delay, "delay");
@@ -201,12 +227,21 @@ public final class Topic<M> {
             return this;
         }
 
-        /** Gives the topic a dead-letter queue named {@code {name}-dlq}. */
+        /**
+         * Gives the topic a dead-letter queue named {@code {name}-dlq}.
+         *
+         * @return this builder
+         */
         public Builder<M> dlq() {
             return dlq(name + "-dlq");
         }
 
-        /** Gives the topic a dead-letter queue with the given name. */
+        /**
+         * Gives the topic a dead-letter queue with the given name.
+         *
+         * @param dlqName the dead-letter queue's name on the broker
+         * @return this builder
+         */
         public Builder<M> dlq(String dlqName) {
             if (dlq != null) {
                 throw new IllegalStateException("topic '%s': dlq was already set to '%s'".formatted(name, dlq));
@@ -224,6 +259,10 @@ public final class Topic<M> {
          * Makes the topic sequenced: messages with the same key (from {@code keyFunction}) are handled strictly one
          * after another, in publish order, across retries and restarts; different keys run in parallel. Requires a
          * dead-letter queue and at least one hold tier unless {@link #allowMessageLoss()} is set.
+         *
+         * @param onFailure what happens to a key's later messages when one of its messages is dead-lettered
+         * @param keyFunction the ordering key of a message
+         * @return this builder
          */
         public Builder<M> sequenced(SequenceFailure onFailure, Function<? super M, String> keyFunction) {
             if (this.onFailure != null) {
@@ -235,7 +274,12 @@ public final class Topic<M> {
             return this;
         }
 
-        /** The number of shards of a sequenced topic (default {@value Sequencing#DEFAULT_ROUTING_SHARDS}). */
+        /**
+         * The number of shards of a sequenced topic (default {@value Sequencing#DEFAULT_ROUTING_SHARDS}).
+         *
+         * @param shards how many shards the keys are spread over
+         * @return this builder
+         */
         public Builder<M> routingShards(int shards) {
             if (routingShards != null) {
                 throw new IllegalStateException(
@@ -253,6 +297,8 @@ public final class Topic<M> {
          * Waives the safety guards: a sequenced topic may then be built without a dead-letter queue or hold tier,
          * and the warnings about discarded messages are not logged. Messages that would be dead-lettered are
          * discarded (and counted in {@code shove.messages.discarded}).
+         *
+         * @return this builder
          */
         public Builder<M> allowMessageLoss() {
             this.allowMessageLoss = true;
@@ -263,13 +309,20 @@ public final class Topic<M> {
          * Makes the topic a broadcast: every running subscriber receives every message published after it
          * subscribed. Best effort: no retries and no dead-letter queue, so it cannot be combined with either, nor
          * with sequencing.
+         *
+         * @return this builder
          */
         public Builder<M> broadcast() {
             this.broadcast = true;
             return this;
         }
 
-        /** Replaces the codec chosen from the message class. */
+        /**
+         * Replaces the codec chosen from the message class.
+         *
+         * @param codec encodes and decodes the messages
+         * @return this builder
+         */
         public Builder<M> codec(Codec<M> codec) {
             if (codecSet) {
                 throw new IllegalStateException("topic '%s': codec was already set".formatted(name));
@@ -279,7 +332,12 @@ public final class Topic<M> {
             return this;
         }
 
-        /** Validates the settings and builds the topic; logs a WARN for risky but legal combinations. */
+        /**
+         * Validates the settings and builds the topic; logs a WARN for risky but legal combinations.
+         *
+         * @return the topic
+         * @throws IllegalStateException when the settings do not fit together (the message names the setting)
+         */
         public Topic<M> build() {
             if (routingShards != null && onFailure == null) {
                 throw new IllegalStateException(

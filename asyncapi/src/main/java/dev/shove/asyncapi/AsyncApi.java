@@ -42,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable and thread-safe. Building one reads the topics' message classes by reflection (their fields, methods
  * and annotations, as Jackson sees them), never their values.
+ *
+ * @since 0.1.0
  */
 public final class AsyncApi {
     /** The AsyncAPI version of every document: {@value}. */
@@ -64,7 +66,11 @@ public final class AsyncApi {
         this.version = version;
     }
 
-    /** Starts a document; {@link Builder#title title}, {@link Builder#version version} and one topic are required. */
+    /**
+     * Starts a document; {@link Builder#title title}, {@link Builder#version version} and one topic are required.
+     *
+     * @return this builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -78,6 +84,7 @@ public final class AsyncApi {
      * AsyncApi.builder().title("orders").version("1.0.0").topics(AsyncApi.topicsOf(Topics.class)).build();
      * }</pre>
      *
+     * @param holder the class whose constants to read
      * @return the topics, possibly none
      * @throws IllegalArgumentException when a field cannot be read, or holds null
      */
@@ -114,7 +121,7 @@ public final class AsyncApi {
         return List.copyOf(topics);
     }
 
-    /** The document as JSON, indented by two spaces, ending with a line break. */
+    /** {@return the document as JSON, indented by two spaces, ending with a line break} */
     public String toJson() {
         try {
             return JSON_WRITER.writeValueAsString(document) + "\n";
@@ -123,12 +130,15 @@ public final class AsyncApi {
         }
     }
 
-    /** The document as YAML (block style, two-space indents), which YAML parsers read back as {@link #toJson()}. */
+    /**
+     * {@return the document as YAML (block style, two-space indents), which YAML parsers read back as {@link
+     * #toJson()}}
+     */
     public String toYaml() {
         return Yaml.write(document);
     }
 
-    /** The document as a Jackson tree; a copy, so changing it changes nothing here. */
+    /** {@return the document as a Jackson tree; a copy, so changing it changes nothing here} */
     public JsonNode toTree() {
         return document.deepCopy();
     }
@@ -154,25 +164,45 @@ public final class AsyncApi {
 
         private Builder() {}
 
-        /** The application's name: AsyncAPI's {@code info.title}. Required. */
+        /**
+         * The application's name: AsyncAPI's {@code info.title}. Required.
+         *
+         * @param title not blank
+         * @return this builder
+         */
         public Builder title(String title) {
             this.title = once("title", this.title, nonBlank("title", title));
             return this;
         }
 
-        /** The version of the application's API: AsyncAPI's {@code info.version}, e.g. {@code 1.4.0}. Required. */
+        /**
+         * The version of the application's API: AsyncAPI's {@code info.version}. Required.
+         *
+         * @param version e.g. {@code 1.4.0}
+         * @return this builder
+         */
         public Builder version(String version) {
             this.version = once("version", this.version, nonBlank("version", version));
             return this;
         }
 
-        /** A longer description of the application (CommonMark). */
+        /**
+         * A longer description of the application: AsyncAPI's {@code info.description}.
+         *
+         * @param description CommonMark text
+         * @return this builder
+         */
         public Builder description(String description) {
             this.description = once("description", this.description, nonBlank("description", description));
             return this;
         }
 
-        /** The application's unique id, an absolute URI such as {@code urn:com:acme:orders}: AsyncAPI's {@code id}. */
+        /**
+         * The application's unique id: AsyncAPI's {@code id}.
+         *
+         * @param id an absolute URI such as {@code urn:com:acme:orders}
+         * @return this builder
+         */
         public Builder id(String id) {
             nonBlank("id", id);
             URI uri;
@@ -198,33 +228,63 @@ public final class AsyncApi {
          * in an error message.
          *
          * @param name the server's name in the document, e.g. {@code production}: letters, digits, '.', '_', '-'
+         * @param brokerUri the URI the application connects with
+         * @return this builder
          * @throws IllegalArgumentException naming the server and what is wrong with its URI
          */
         public Builder server(String name, String brokerUri) {
             return addServer(name, brokerUri, null);
         }
 
-        /** A broker the application runs on, as {@link #server(String, String)}, with a description of it. */
+        /**
+         * A broker the application runs on, as {@link #server(String, String)}, with a description of it.
+         *
+         * @param name the server's name in the document
+         * @param brokerUri the URI the application connects with
+         * @param description the server's description (CommonMark)
+         * @return this builder
+         * @throws IllegalArgumentException naming the server and what is wrong with its URI
+         */
         public Builder server(String name, String brokerUri, String description) {
             return addServer(name, brokerUri, nonBlank("server description", description));
         }
 
-        /** Topics the application both publishes and consumes. */
+        /**
+         * Topics the application both publishes and consumes.
+         *
+         * @param topics the topics
+         * @return this builder
+         */
         public Builder topics(Topic<?>... topics) {
             return add(List.of(topics), true, true);
         }
 
-        /** Topics the application both publishes and consumes, e.g. those of {@link #topicsOf(Class)}. */
+        /**
+         * Topics the application both publishes and consumes, e.g. those of {@link #topicsOf(Class)}.
+         *
+         * @param topics the topics
+         * @return this builder
+         */
         public Builder topics(Collection<? extends Topic<?>> topics) {
             return add(List.copyOf(topics), true, true);
         }
 
-        /** Topics the application publishes to. */
+        /**
+         * Topics the application publishes to.
+         *
+         * @param topics the topics
+         * @return this builder
+         */
         public Builder sends(Topic<?>... topics) {
             return add(List.of(topics), true, false);
         }
 
-        /** Topics the application consumes (with their hold tiers and dead-letter queues). */
+        /**
+         * Topics the application consumes (with their hold tiers and dead-letter queues).
+         *
+         * @param topics the topics
+         * @return this builder
+         */
         public Builder receives(Topic<?>... topics) {
             return add(List.of(topics), false, true);
         }
@@ -232,6 +292,7 @@ public final class AsyncApi {
         /**
          * Builds the document.
          *
+         * @return the document
          * @throws IllegalStateException when the title, the version or every topic is missing
          * @throws IllegalArgumentException when two of shove's objects would have one name (a topic named like
          *     another topic's dead-letter queue or hold tier), or a topic cannot be on a server's broker

@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  * #DEFAULT_COMMIT_BATCH} completed records, whichever comes first. {@link Builder#clientProperty} passes any other
  * {@code kafka-clients} property to every client shove creates (admin, producer, consumers); shove's own settings that
  * keep its guarantees ({@code enable.auto.commit=false}, {@code acks=all}, idempotence) cannot be overridden.
+ *
+ * @since 0.1.0
  */
 public final class KafkaConfig implements BrokerConfig<Kafka> {
     /** The bootstrap servers of {@link #ofDefaults()}. */
@@ -90,77 +92,97 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         return value == null ? fallback : value;
     }
 
-    /** Plaintext connection to {@code bootstrapServers} ({@code host:port[,host:port...]}), every other default. */
+    /**
+     * Plaintext connection to {@code bootstrapServers}, every other default.
+     *
+     * @param bootstrapServers {@code host:port[,host:port...]}
+     * @return the config
+     */
     public static KafkaConfig of(String bootstrapServers) {
         return builder(bootstrapServers).build();
     }
 
-    /** Plaintext connection to {@value #DEFAULT_BOOTSTRAP}. */
+    /** {@return a plaintext connection to {@value #DEFAULT_BOOTSTRAP}, every other default} */
     public static KafkaConfig ofDefaults() {
         return of(DEFAULT_BOOTSTRAP);
     }
 
-    /** Starts a config with options. */
+    /**
+     * Starts a config with options.
+     *
+     * @param bootstrapServers {@code host:port[,host:port...]}
+     * @return a builder with every default
+     */
     public static Builder builder(String bootstrapServers) {
         return new Builder(bootstrapServers);
     }
 
+    /** {@return the brokers the clients first connect to, {@code host:port[,host:port...]}} */
     public String bootstrapServers() {
         return bootstrapServers;
     }
 
-    /** Partitions of a new unsequenced topic (also of its hold and dead-letter topics). */
+    /** {@return the partitions of a new unsequenced topic (also of its hold and dead-letter topics)} */
     public int partitions() {
         return partitions;
     }
 
-    /** The replication factor of new topics; empty means the broker's {@code default.replication.factor}. */
+    /** {@return the replication factor of new topics; empty means the broker's {@code default.replication.factor}} */
     public Optional<Short> replicationFactor() {
         return replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor);
     }
 
+    /** {@return the TLS settings; empty for a plaintext connection} */
     public Optional<KafkaSsl> ssl() {
         return Optional.ofNullable(ssl);
     }
 
+    /** {@return the SASL credentials; empty when the clients do not authenticate} */
     public Optional<KafkaSasl> sasl() {
         return Optional.ofNullable(sasl);
     }
 
-    /** The header whose value becomes the record key of messages of unsequenced topics, if one was chosen. */
+    /** {@return the header whose value becomes the record key of messages of unsequenced topics, if one was chosen} */
     public Optional<String> messageKeyHeader() {
         return Optional.ofNullable(messageKeyHeader);
     }
 
+    /** {@return the longest a completed record waits for its offset commit} */
     public Duration commitInterval() {
         return commitInterval;
     }
 
+    /** {@return how many completed records trigger a commit before the interval is up} */
     public int commitBatch() {
         return commitBatch;
     }
 
+    /** {@return how long a consumer losing partitions waits for their in-flight records} */
     public Duration revocationTimeout() {
         return revocationTimeout;
     }
 
+    /** {@return how long a partition may go without committing before a WARN and the stalled gauge} */
     public Duration stallThreshold() {
         return stallThreshold;
     }
 
+    /** {@return the consumer group session timeout} */
     public Duration sessionTimeout() {
         return sessionTimeout;
     }
 
+    /** {@return how long one publish, retries included, may take} */
     public Duration deliveryTimeout() {
         return deliveryTimeout;
     }
 
+    /** {@return how long admin operations and the connection check may take} */
     public Duration apiTimeout() {
         return apiTimeout;
     }
 
-    /** The raw client properties given with {@link Builder#clientProperty}. */
+    /** {@return the raw client properties given with {@link Builder#clientProperty}} */
     public Map<String, String> clientProperties() {
         return clientProperties;
     }
@@ -251,7 +273,13 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             }
         }
 
-        /** Partitions of new unsequenced topics, their hold and dead-letter topics (default 8). */
+        /**
+         * Partitions of new unsequenced topics, their hold and dead-letter topics.
+         *
+         * @param partitions at least 1; default 8
+         * @return this builder
+         * @throws IllegalArgumentException when {@code partitions} is less than 1
+         */
         public Builder partitions(int partitions) {
             once(this.partitions, "partitions");
             if (partitions < 1) {
@@ -261,7 +289,13 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             return this;
         }
 
-        /** The replication factor of new topics (default: the broker's {@code default.replication.factor}). */
+        /**
+         * The replication factor of new topics (default: the broker's {@code default.replication.factor}).
+         *
+         * @param replicationFactor 1 to 32767
+         * @return this builder
+         * @throws IllegalArgumentException when {@code replicationFactor} is out of range
+         */
         public Builder replicationFactor(int replicationFactor) {
             once(this.replicationFactor, "replicationFactor");
             if (replicationFactor < 1 || replicationFactor > Short.MAX_VALUE) {
@@ -272,14 +306,24 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             return this;
         }
 
-        /** Connects with TLS. */
+        /**
+         * Connects with TLS.
+         *
+         * @param ssl the trust store, and the key store for mutual TLS
+         * @return this builder
+         */
         public Builder ssl(KafkaSsl ssl) {
             once(this.ssl, "ssl");
             this.ssl = Objects.requireNonNull(ssl, "ssl");
             return this;
         }
 
-        /** Authenticates with SASL (PLAIN or SCRAM). */
+        /**
+         * Authenticates with SASL (PLAIN or SCRAM).
+         *
+         * @param sasl the mechanism and credentials
+         * @return this builder
+         */
         public Builder sasl(KafkaSasl sasl) {
             once(this.sasl, "sasl");
             this.sasl = Objects.requireNonNull(sasl, "sasl");
@@ -289,6 +333,11 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         /**
          * Any {@code kafka-clients} property for every client (admin, producer, consumers), e.g. {@code
          * client.rack}, {@code fetch.max.bytes}. Properties shove needs for its guarantees win over these.
+         *
+         * @param key the property's name
+         * @param value its value
+         * @return this builder
+         * @throws IllegalStateException when {@code key} was already set
          */
         public Builder clientProperty(String key, String value) {
             Objects.requireNonNull(key, "key");
@@ -303,6 +352,10 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         /**
          * Uses the value of this (user) header as the Kafka record key of messages of unsequenced topics, so that
          * messages with the same value share a partition. Sequenced topics always use their sequence key.
+         *
+         * @param header the header's name, not blank
+         * @return this builder
+         * @throws IllegalArgumentException when {@code header} is blank
          */
         public Builder messageKeyHeader(String header) {
             once(this.messageKeyHeader, "messageKeyHeader");
@@ -314,14 +367,25 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             return this;
         }
 
-        /** The longest a completed record waits for its offset commit (default 20 ms). */
+        /**
+         * The longest a completed record waits for its offset commit.
+         *
+         * @param interval positive; default 20 ms
+         * @return this builder
+         */
         public Builder commitInterval(Duration interval) {
             once(this.commitInterval, "commitInterval");
             this.commitInterval = positive(interval, "commitInterval");
             return this;
         }
 
-        /** Completed records that trigger a commit before the interval is up (default 1000). */
+        /**
+         * Completed records that trigger a commit before the interval is up.
+         *
+         * @param records at least 1; default 1000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code records} is less than 1
+         */
         public Builder commitBatch(int records) {
             once(this.commitBatch, "commitBatch");
             if (records < 1) {
@@ -331,35 +395,60 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             return this;
         }
 
-        /** How long a consumer losing partitions waits for their in-flight records (default 10 s). */
+        /**
+         * How long a consumer losing partitions waits for their in-flight records.
+         *
+         * @param timeout positive; default 10 s
+         * @return this builder
+         */
         public Builder revocationTimeout(Duration timeout) {
             once(this.revocationTimeout, "revocationTimeout");
             this.revocationTimeout = positive(timeout, "revocationTimeout");
             return this;
         }
 
-        /** How long a partition may go without committing before a WARN and the stalled gauge (default 60 s). */
+        /**
+         * How long a partition may go without committing before a WARN and the stalled gauge.
+         *
+         * @param threshold positive; default 60 s
+         * @return this builder
+         */
         public Builder stallThreshold(Duration threshold) {
             once(this.stallThreshold, "stallThreshold");
             this.stallThreshold = positive(threshold, "stallThreshold");
             return this;
         }
 
-        /** The consumer group session timeout (default 10 s). */
+        /**
+         * The consumer group session timeout.
+         *
+         * @param timeout positive; default 10 s
+         * @return this builder
+         */
         public Builder sessionTimeout(Duration timeout) {
             once(this.sessionTimeout, "sessionTimeout");
             this.sessionTimeout = positive(timeout, "sessionTimeout");
             return this;
         }
 
-        /** How long one publish, retries included, may take (default 30 s). */
+        /**
+         * How long one publish, retries included, may take.
+         *
+         * @param timeout positive; default 30 s
+         * @return this builder
+         */
         public Builder deliveryTimeout(Duration timeout) {
             once(this.deliveryTimeout, "deliveryTimeout");
             this.deliveryTimeout = positive(timeout, "deliveryTimeout");
             return this;
         }
 
-        /** How long admin operations and the connection check may take (default 30 s). */
+        /**
+         * How long admin operations and the connection check may take.
+         *
+         * @param timeout positive; default 30 s
+         * @return this builder
+         */
         public Builder apiTimeout(Duration timeout) {
             once(this.apiTimeout, "apiTimeout");
             this.apiTimeout = positive(timeout, "apiTimeout");
@@ -370,6 +459,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             return Bounds.positive("KafkaConfig " + name, d);
         }
 
+        /** {@return the config as set} */
         public KafkaConfig build() {
             return new KafkaConfig(this);
         }

@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * ssl.truststorePassword}, {@code sasl.mechanism} ({@code PLAIN}, {@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}) with
  * {@code sasl.username} and {@code sasl.password}, and {@code client.<kafka-clients property>} for any other client
  * property.
+ *
+ * @since 0.1.0
  */
 public final class KafkaConfigProvider implements BrokerConfigProvider {
 

@@ -19,6 +19,8 @@ import java.util.TreeMap;
  *         .backendSettings(KafkaGroupSettings.builder().consumerProperty("fetch.min.bytes", "65536").build())
  *         .build(), OrderHandler::new);
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class KafkaGroupSettings implements BackendGroupSettings {
     /** Properties shove sets on every consumer itself; a group cannot override them. */
@@ -38,12 +40,12 @@ public final class KafkaGroupSettings implements BackendGroupSettings {
         this.consumerProperties = Map.copyOf(consumerProperties);
     }
 
-    /** A builder with no properties. */
+    /** {@return a builder with no properties} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The consumer properties of this group. */
+    /** {@return the consumer properties of this group} */
     public Map<String, String> consumerProperties() {
         return consumerProperties;
     }
@@ -70,6 +72,11 @@ public final class KafkaGroupSettings implements BackendGroupSettings {
          * A {@code kafka-clients} consumer property for this group's consumers. Refuses the properties shove sets
          * itself ({@code group.id}, {@code client.id}, {@code group.instance.id}, {@code enable.auto.commit}, the
          * deserializers, ...): name the group with {@code ConsumerGroupConfig.Builder.groupName} instead.
+         *
+         * @param key the property's name
+         * @param value its value
+         * @return this builder
+         * @throws IllegalArgumentException when shove sets {@code key} itself
          */
         public Builder consumerProperty(String key, String value) {
             Objects.requireNonNull(key, "key");
@@ -83,7 +90,7 @@ public final class KafkaGroupSettings implements BackendGroupSettings {
             return this;
         }
 
-        /** The settings as set. */
+        /** {@return the settings as set} */
         public KafkaGroupSettings build() {
             return new KafkaGroupSettings(consumerProperties);
         }

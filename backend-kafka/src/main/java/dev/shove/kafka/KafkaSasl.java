@@ -11,6 +11,8 @@ import java.util.Objects;
  * <pre>{@code
  * KafkaConfig.builder("broker:9093").sasl(KafkaSasl.scramSha512("svc-orders", secret)).ssl(KafkaSsl.ofSystemTruststore())
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class KafkaSasl {
     private final String mechanism;
@@ -25,28 +27,47 @@ public final class KafkaSasl {
         this.password = Objects.requireNonNull(password, "password");
     }
 
-    /** SASL/PLAIN: the password travels as is, so use it with {@link KafkaSsl}. */
+    /**
+     * SASL/PLAIN: the password travels as is, so use it with {@link KafkaSsl}.
+     *
+     * @param username the user name, not blank
+     * @param password the password
+     * @return the credentials
+     */
     public static KafkaSasl plain(String username, String password) {
         return new KafkaSasl("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule", username, password);
     }
 
-    /** SASL/SCRAM-SHA-256. */
+    /**
+     * SASL/SCRAM-SHA-256.
+     *
+     * @param username the user name, not blank
+     * @param password the password
+     * @return the credentials
+     */
     public static KafkaSasl scramSha256(String username, String password) {
         return new KafkaSasl(
                 "SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule", username, password);
     }
 
-    /** SASL/SCRAM-SHA-512. */
+    /**
+     * SASL/SCRAM-SHA-512.
+     *
+     * @param username the user name, not blank
+     * @param password the password
+     * @return the credentials
+     */
     public static KafkaSasl scramSha512(String username, String password) {
         return new KafkaSasl(
                 "SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule", username, password);
     }
 
-    /** The SASL mechanism, e.g. {@code SCRAM-SHA-512}. */
+    /** {@return the SASL mechanism, e.g. {@code SCRAM-SHA-512}} */
     public String mechanism() {
         return mechanism;
     }
 
+    /** {@return the user name (the password is never shown)} */
     public String username() {
         return username;
     }

@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * KafkaSsl.ofTruststore(Path.of("/etc/kafka/truststore.p12"), trustPassword)
  *         .withKeystore(Path.of("/etc/kafka/client.p12"), storePassword, keyPassword)
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class KafkaSsl {
     private final @Nullable Path truststore;
@@ -42,12 +44,21 @@ public final class KafkaSsl {
         this.hostnameVerification = hostnameVerification;
     }
 
-    /** TLS trusting the JVM's default certificate authorities (enough for brokers with public certificates). */
+    /**
+     * {@return TLS trusting the JVM's default certificate authorities (enough for brokers with public
+     * certificates)}
+     */
     public static KafkaSsl ofSystemTruststore() {
         return new KafkaSsl(null, null, null, null, null, null, true);
     }
 
-    /** TLS trusting the certificates in a trust store file (JKS or PKCS12). */
+    /**
+     * TLS trusting the certificates in a trust store file (JKS or PKCS12).
+     *
+     * @param location the trust store file
+     * @param password the trust store's password
+     * @return the TLS settings
+     */
     public static KafkaSsl ofTruststore(Path location, String password) {
         return new KafkaSsl(
                 Objects.requireNonNull(location, "location"),
@@ -59,7 +70,14 @@ public final class KafkaSsl {
                 true);
     }
 
-    /** Presents the client certificate of a key store file (mutual TLS). */
+    /**
+     * Presents the client certificate of a key store file (mutual TLS).
+     *
+     * @param location the key store file
+     * @param storePassword the key store's password
+     * @param keyPassword the password of the key in it
+     * @return new settings with the key store; these stay as they are
+     */
     public KafkaSsl withKeystore(Path location, String storePassword, String keyPassword) {
         return new KafkaSsl(
                 truststore,
@@ -71,7 +89,12 @@ public final class KafkaSsl {
                 hostnameVerification);
     }
 
-    /** The type of both store files, e.g. {@code PKCS12} or {@code JKS} (default: the client's default, JKS). */
+    /**
+     * The type of both store files (default: the client's default, JKS).
+     *
+     * @param type e.g. {@code PKCS12} or {@code JKS}
+     * @return new settings with that type; these stay as they are
+     */
     public KafkaSsl withStoreType(String type) {
         return new KafkaSsl(
                 truststore,
@@ -83,11 +106,16 @@ public final class KafkaSsl {
                 hostnameVerification);
     }
 
-    /** Accepts broker certificates whose host name does not match the address; for test clusters only. */
+    /**
+     * Accepts broker certificates whose host name does not match the address; for test clusters only.
+     *
+     * @return new settings without host name verification; these stay as they are
+     */
     public KafkaSsl withoutHostnameVerification() {
         return new KafkaSsl(truststore, truststorePassword, keystore, keystorePassword, keyPassword, storeType, false);
     }
 
+    /** {@return whether the broker's certificate must match its host name; true unless turned off} */
     public boolean hostnameVerification() {
         return hostnameVerification;
     }

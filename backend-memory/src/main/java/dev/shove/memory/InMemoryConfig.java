@@ -17,8 +17,11 @@ import dev.shove.spi.TransportContext;
  * Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults());
  * Broker<InMemory> log = Broker.connect(InMemoryConfig.builder().retention(10_000).build());
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class InMemoryConfig implements BrokerConfig<InMemory> {
+    /** The default {@code capacity}: messages waiting unread per queue before a publish blocks. */
     public static final int DEFAULT_CAPACITY = 10_000;
 
     private static final InMemoryConfig DEFAULTS = builder().build();
@@ -31,26 +34,27 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
         this.retention = b.retention;
     }
 
-    /** Plain queues of {@value #DEFAULT_CAPACITY} messages. */
+    /** {@return the defaults: plain queues of {@value #DEFAULT_CAPACITY} messages, no retention} */
     public static InMemoryConfig ofDefaults() {
         return DEFAULTS;
     }
 
-    /** A builder starting from the defaults. */
+    /** {@return a builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder starting from this config. */
+    /** {@return a builder starting from this config} */
     public Builder toBuilder() {
         return new Builder().capacity(capacity).retention(retention);
     }
 
+    /** {@return how many messages each queue holds waiting to be read; a publish to a full queue blocks} */
     public int capacity() {
         return capacity;
     }
 
-    /** Messages each queue keeps as a log; 0 when queues are plain queues. */
+    /** {@return how many messages each queue keeps as a log; 0 when queues are plain queues} */
     public int retention() {
         return retention;
     }
@@ -72,7 +76,13 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
 
         private Builder() {}
 
-        /** Queues that hold at most {@code capacity} messages waiting to be read (at least 1). */
+        /**
+         * Queues that hold at most {@code capacity} messages waiting to be read.
+         *
+         * @param capacity at least 1; default {@value #DEFAULT_CAPACITY}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code capacity} is less than 1
+         */
         public Builder capacity(int capacity) {
             if (capacity < 1) {
                 throw new IllegalArgumentException("in-memory queue capacity must be at least 1, was " + capacity);
@@ -87,6 +97,10 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
          * Redis Stream. Capacity still bounds what waits unread. A log is read in runs, handed to the engine
          * together, so batch registrations take what was read without waiting out {@code maxWait} (capability {@code
          * nativeBatches}), as on Kafka. 0 (the default) keeps plain queues.
+         *
+         * @param messages how many messages each log keeps, 0 or more
+         * @return this builder
+         * @throws IllegalArgumentException when {@code messages} is negative
          */
         public Builder retention(int messages) {
             if (messages < 0) {
@@ -97,7 +111,7 @@ public final class InMemoryConfig implements BrokerConfig<InMemory> {
             return this;
         }
 
-        /** The config as set. */
+        /** {@return the config as set} */
         public InMemoryConfig build() {
             return new InMemoryConfig(this);
         }

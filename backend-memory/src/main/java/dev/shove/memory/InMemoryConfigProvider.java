@@ -9,6 +9,8 @@ import java.util.Set;
 /**
  * Reads {@code memory:} URIs ({@code memory://?capacity=1000&retention=10000}) into an {@link InMemoryConfig}; found
  * by {@link dev.shove.BrokerConfig#fromUri} through {@link java.util.ServiceLoader}.
+ *
+ * @since 0.1.0
  */
 public final class InMemoryConfigProvider implements BrokerConfigProvider {
 

@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@link #deadLetters} reads messages still waiting in the DLQ; a consumer group consumes its topic's DLQ (and
  * calls {@code handleDead}) unless registered with {@code noDeadLetterConsumer()}; {@link #rawDeadLetters} reads them
  * as bytes with their headers, and {@link #inject} puts raw messages on a queue as another producer could.
+ *
+ * @since 0.1.0
  */
 public final class InMemoryProbe {
     private final InMemoryTransport broker;
@@ -39,6 +41,8 @@ public final class InMemoryProbe {
     /**
      * The probe of an in-memory broker.
      *
+     * @param broker a broker connected with an {@link InMemoryConfig}, directly or through a decorating transport
+     * @return a probe reading that broker's queues
      * @throws IllegalArgumentException when the broker is of another backend
      */
     public static InMemoryProbe of(Broker<InMemory> broker) {
@@ -48,8 +52,8 @@ public final class InMemoryProbe {
     }
 
     /**
-     * Whether nothing is in motion: every queue empty except dead-letter queues, no delivery unsettled, no retry
-     * waiting out its delay. Dead letters may wait unread (read them with {@link #deadLetters}).
+     * {@return whether nothing is in motion: every queue empty except dead-letter queues, no delivery unsettled, no
+     * retry waiting out its delay} Dead letters may wait unread (read them with {@link #deadLetters}).
      */
     public boolean isIdle() {
         return broker.isIdle();
@@ -59,6 +63,7 @@ public final class InMemoryProbe {
      * Waits until the broker is {@linkplain #isIdle() idle}, and stays idle for a moment (a handler's settlement may
      * publish a copy).
      *
+     * @param timeout how long to wait
      * @throws AssertionError when it is not idle within {@code timeout}, naming what is still busy
      */
     public void awaitIdle(Duration timeout) {
@@ -78,17 +83,30 @@ public final class InMemoryProbe {
         }
     }
 
-    /** How many messages wait in a queue (main queue, shard, or DLQ), not counting delivered ones. */
+    /**
+     * {@return how many messages wait in a queue (main queue, shard, or DLQ), not counting delivered ones}
+     *
+     * @param queue the queue's name, e.g. {@code orders}, {@code orders-seq-0} or {@code orders-dlq}
+     */
     public int depth(String queue) {
         return broker.depth(queue);
     }
 
-    /** The messages waiting in the topic's dead-letter queue, decoded, oldest first. */
+    /**
+     * {@return the messages waiting in the topic's dead-letter queue, decoded, oldest first}
+     *
+     * @param topic a topic with a dead-letter queue
+     * @param <M> the message type
+     */
     public <M> List<M> deadLetters(Topic<M> topic) {
         return decodeAll(topic, deadLetterQueue(topic));
     }
 
-    /** The headers of the messages waiting in the topic's dead-letter queue, oldest first. */
+    /**
+     * {@return the headers of the messages waiting in the topic's dead-letter queue, oldest first}
+     *
+     * @param topic a topic with a dead-letter queue
+     */
     public List<Map<String, String>> deadLetterHeaders(Topic<?> topic) {
         List<Map<String, String>> out = new ArrayList<>();
         for (MemMessage m : broker.peek(deadLetterQueue(topic))) {
@@ -97,8 +115,19 @@ public final class InMemoryProbe {
         return out;
     }
 
-    /** A message as it sits in a queue: its bytes and every header. */
+    /**
+     * A message as it sits in a queue: its bytes and every header.
+     *
+     * @param payload the bytes as stored
+     * @param headers every header, {@code shove-*} included
+     */
     public record RawMessage(byte[] payload, Map<String, String> headers) {
+        /**
+         * Copies {@code headers}.
+         *
+         * @param payload the bytes as stored
+         * @param headers every header, {@code shove-*} included
+         */
         public RawMessage {
             Objects.requireNonNull(payload, "payload");
             headers = Map.copyOf(headers);
@@ -108,6 +137,9 @@ public final class InMemoryProbe {
     /**
      * The messages waiting in the topic's dead-letter queue exactly as stored, oldest first: bytes that may not decode
      * any more, with their headers ({@code shove-death-reason} and the others) alongside.
+     *
+     * @param topic a topic with a dead-letter queue
+     * @return the dead letters as stored
      */
     public List<RawMessage> rawDeadLetters(Topic<?> topic) {
         List<RawMessage> out = new ArrayList<>();
@@ -122,6 +154,10 @@ public final class InMemoryProbe {
      * decode, {@code shove-} headers shove's publisher refuses (a retry count, a due time), a message without a
      * message id. For a sequenced topic, {@code shove-sequence-key} in {@code headers} chooses the key and its shard.
      * Declares the topic first. Blocks while the queue is full, like a publish.
+     *
+     * @param topic the topic whose queue receives the message
+     * @param payload the bytes to put there, as they are
+     * @param headers every header the message carries; {@code shove-} headers included
      */
     public void inject(Topic<?> topic, byte[] payload, Map<String, String> headers) {
         Objects.requireNonNull(topic, "topic");
@@ -147,7 +183,12 @@ public final class InMemoryProbe {
         }
     }
 
-    /** The messages waiting in the topic's main queue (all shards of a sequenced topic), decoded. */
+    /**
+     * {@return the messages waiting in the topic's main queue (all shards of a sequenced topic), decoded}
+     *
+     * @param topic a topic
+     * @param <M> the message type
+     */
     public <M> List<M> waiting(Topic<M> topic) {
         List<M> out = new ArrayList<>();
         topic.sequencing()

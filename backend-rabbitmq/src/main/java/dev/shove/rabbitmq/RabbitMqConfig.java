@@ -46,19 +46,38 @@ import org.jspecify.annotations.Nullable;
  *       #DEFAULT_CONNECT_TIMEOUT};
  *   <li>settlement with publisher confirms (not {@link Builder#transactionalSettlement() transactional}).
  * </ul>
+ *
+ * @since 0.1.0
  */
 public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     /** The URI of {@link #ofDefaults()}: a local broker with RabbitMQ's default user. */
     public static final String DEFAULT_URI = "amqp://guest:guest@localhost:5672";
 
+    /** The AMQP port when an {@code amqp://} URI names none. */
     public static final int DEFAULT_PORT = 5672;
+
+    /** The AMQP port when an {@code amqps://} URI names none. */
     public static final int DEFAULT_TLS_PORT = 5671;
+
+    /** The management API's port on the broker's host, over HTTP. */
     public static final int DEFAULT_MANAGEMENT_PORT = 15672;
+
+    /** The management API's port on the broker's host, over HTTPS (when the connection uses TLS). */
     public static final int DEFAULT_MANAGEMENT_TLS_PORT = 15671;
+
+    /** The default number of confirm-mode channels publishers share. */
     public static final int DEFAULT_PUBLISH_CHANNELS = 4;
+
+    /** The default number of tries of a publish whose connection or channel fails under it. */
     public static final int DEFAULT_PUBLISH_ATTEMPTS = 3;
+
+    /** The default longest wait for the broker's confirm of one publish attempt. */
     public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The default longest wait for the TCP connection and AMQP handshake. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The default time between two dials of a lost connection. */
     public static final Duration DEFAULT_RECOVERY_INTERVAL = Duration.ofSeconds(2);
 
     private static final String DEFAULT_USER = "guest";
@@ -115,7 +134,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         this.v = values;
     }
 
-    /** A local broker with the default user: {@value #DEFAULT_URI}. */
+    /** {@return a local broker with the default user: {@value #DEFAULT_URI}} */
     public static RabbitMqConfig ofDefaults() {
         return of(DEFAULT_URI);
     }
@@ -123,6 +142,8 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     /**
      * A broker at an {@code amqp://} or {@code amqps://} URI (see the class comment).
      *
+     * @param uri e.g. {@code amqp://user:password@rabbit:5672/vhost}
+     * @return the config, every other setting at its default
      * @throws IllegalArgumentException when the URI is not a usable AMQP URI; the message never shows its password
      */
     public static RabbitMqConfig of(String uri) {
@@ -132,6 +153,8 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     /**
      * A builder starting from an {@code amqp://} or {@code amqps://} URI (see the class comment) and every default.
      *
+     * @param uri e.g. {@code amqp://user:password@rabbit:5672/vhost}
+     * @return the builder
      * @throws IllegalArgumentException when the URI is not a usable AMQP URI; the message never shows its password
      */
     public static Builder builder(String uri) {
@@ -141,7 +164,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return new Builder(values);
     }
 
-    /** A builder starting from this config. */
+    /** {@return a builder starting from this config} */
     public Builder toBuilder() {
         return new Builder(v.clone());
     }
@@ -215,14 +238,17 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         Bounds.positive("RabbitMQ " + name, d);
     }
 
+    /** {@return the broker's host name or address} */
     public String host() {
         return v.host;
     }
 
+    /** {@return the broker's AMQP port} */
     public int port() {
         return v.port;
     }
 
+    /** {@return the AMQP user name (the password is never shown)} */
     public String username() {
         return v.username;
     }
@@ -231,11 +257,12 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return v.password;
     }
 
+    /** {@return the virtual host, {@code /} unless the URI or the builder names another} */
     public String virtualHost() {
         return v.virtualHost;
     }
 
-    /** Whether the connection uses TLS ({@code amqps://} or {@link Builder#tls(SSLContext)}). */
+    /** {@return whether the connection uses TLS ({@code amqps://} or {@link Builder#tls(SSLContext)})} */
     public boolean isTls() {
         return v.tls;
     }
@@ -244,16 +271,17 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return Optional.ofNullable(v.sslContext);
     }
 
+    /** {@return whether a TLS connection checks that the server certificate names the host; true unless turned off} */
     public boolean isTlsHostnameVerification() {
         return v.hostnameVerification;
     }
 
-    /** The connection name set with {@link Builder#connectionName}; empty means the broker's client name. */
+    /** {@return the connection name set with {@link Builder#connectionName}; empty means the broker's client name} */
     public Optional<String> connectionName() {
         return Optional.ofNullable(v.connectionName);
     }
 
-    /** The management API's base URI, or empty when {@link Builder#noManagementApi() disabled}. */
+    /** {@return the management API's base URI, or empty when {@link Builder#noManagementApi() disabled}} */
     public Optional<URI> managementApi() {
         if (!v.managementEnabled) {
             return Optional.empty();
@@ -270,6 +298,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         }
     }
 
+    /** {@return the management API's user name: the one set for it, else the AMQP one} */
     public String managementUsername() {
         return v.managementUsername != null ? v.managementUsername : v.username;
     }
@@ -278,31 +307,37 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         return v.managementPassword != null ? v.managementPassword : v.password;
     }
 
+    /** {@return how many confirm-mode channels publishers share} */
     public int publishChannels() {
         return v.publishChannels;
     }
 
+    /** {@return how many times a publish is tried when the connection or channel fails under it} */
     public int publishAttempts() {
         return v.publishAttempts;
     }
 
+    /** {@return the longest wait for the broker's confirm of one publish attempt} */
     public Duration confirmTimeout() {
         return v.confirmTimeout;
     }
 
+    /** {@return the longest wait for the TCP connection and AMQP handshake} */
     public Duration connectTimeout() {
         return v.connectTimeout;
     }
 
+    /** {@return how often a lost connection is re-dialled until it is back} */
     public Duration recoveryInterval() {
         return v.recoveryInterval;
     }
 
+    /** {@return whether settlements commit their copy and the acknowledgement in one AMQP transaction} */
     public boolean isTransactionalSettlement() {
         return v.transactional;
     }
 
-    /** The broker's address as a URI with the password masked, for messages and logs. */
+    /** {@return the broker's address as a URI with the password masked, for messages and logs} */
     public String redactedUri() {
         return (v.tls ? "amqps" : "amqp") + "://" + encode(v.username) + ":****@"
                 + (v.host.contains(":") && !v.host.startsWith("[") ? "[" + v.host + "]" : v.host) + ":" + v.port
@@ -324,7 +359,14 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             this.values = values;
         }
 
-        /** Another user and password (instead of the URI's). */
+        /**
+         * Another user and password (instead of the URI's).
+         *
+         * @param username not empty
+         * @param password the password
+         * @return this builder
+         * @throws IllegalArgumentException when {@code username} is empty
+         */
         public Builder credentials(String username, String password) {
             Objects.requireNonNull(username, "username");
             Objects.requireNonNull(password, "password");
@@ -336,7 +378,13 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             return this;
         }
 
-        /** Another virtual host (instead of the URI's). */
+        /**
+         * Another virtual host (instead of the URI's).
+         *
+         * @param virtualHost not empty; the default one is {@code /}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code virtualHost} is empty
+         */
         public Builder virtualHost(String virtualHost) {
             Objects.requireNonNull(virtualHost, "virtualHost");
             if (virtualHost.isEmpty()) {
@@ -350,6 +398,9 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * Connects over TLS with this context (its trust managers decide which server certificates are trusted; its key
          * managers present a client certificate). Turns TLS on for an {@code amqp://} URI too.
+         *
+         * @param context the TLS context
+         * @return this builder
          */
         public Builder tls(SSLContext context) {
             Objects.requireNonNull(context, "context");
@@ -361,13 +412,21 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * Skips the check that the server certificate names the host connected to. Only for test brokers with
          * self-signed certificates: it allows a man in the middle.
+         *
+         * @return this builder
          */
         public Builder noTlsHostnameVerification() {
             values.hostnameVerification = false;
             return this;
         }
 
-        /** The name of the AMQP connection, shown in the management UI and in the broker's logs. */
+        /**
+         * The name of the AMQP connection, shown in the management UI and in the broker's logs.
+         *
+         * @param name not blank
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank
+         */
         public Builder connectionName(String name) {
             Objects.requireNonNull(name, "name");
             if (name.isBlank()) {
@@ -380,6 +439,10 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * Where the management API answers, e.g. {@code http://rabbit.internal:15672}; it gives the queue depth the
          * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}).
+         *
+         * @param baseUri an {@code http://} or {@code https://} URI
+         * @return this builder
+         * @throws IllegalArgumentException when {@code baseUri} is not a usable HTTP URI
          */
         public Builder managementApi(String baseUri) {
             Objects.requireNonNull(baseUri, "baseUri");
@@ -400,7 +463,13 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             return this;
         }
 
-        /** Credentials for the management API, when they differ from the AMQP ones. */
+        /**
+         * Credentials for the management API, when they differ from the AMQP ones.
+         *
+         * @param username the management user name
+         * @param password its password
+         * @return this builder
+         */
         public Builder managementCredentials(String username, String password) {
             Objects.requireNonNull(username, "username");
             Objects.requireNonNull(password, "password");
@@ -412,6 +481,8 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * Never calls the management API: queue depth then comes from a passive {@code queue.declare} (ready messages
          * only; unacknowledged ones are not counted).
+         *
+         * @return this builder
          */
         public Builder noManagementApi() {
             values.managementEnabled = false;
@@ -421,6 +492,10 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * How many confirm-mode channels publishers share (default {@value #DEFAULT_PUBLISH_CHANNELS}). Each queue is
          * published on one of them, which keeps its publish order; more channels spread more queues.
+         *
+         * @param channels 1 to 64
+         * @return this builder
+         * @throws IllegalArgumentException when {@code channels} is out of range
          */
         public Builder publishChannels(int channels) {
             if (channels < 1 || channels > 64) {
@@ -433,8 +508,12 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
 
         /**
          * How many times a publish is tried when the connection or channel fails under it, with jittered exponential
-         * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A message
-         * the broker refuses ({@code basic.nack}) or cannot route is never retried.
+         * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A
+         * message the broker refuses ({@code basic.nack}) or cannot route is never retried.
+         *
+         * @param attempts 1 to 100
+         * @return this builder
+         * @throws IllegalArgumentException when {@code attempts} is out of range
          */
         public Builder publishAttempts(int attempts) {
             if (attempts < 1 || attempts > 100) {
@@ -445,14 +524,24 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             return this;
         }
 
-        /** The longest wait for the broker's confirm of one publish attempt (default 30 s). */
+        /**
+         * The longest wait for the broker's confirm of one publish attempt (default 30 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         */
         public Builder confirmTimeout(Duration timeout) {
             requirePositive(timeout, "confirmTimeout");
             values.confirmTimeout = timeout;
             return this;
         }
 
-        /** The longest wait for the TCP connection and AMQP handshake when connecting (default 10 s). */
+        /**
+         * The longest wait for the TCP connection and AMQP handshake when connecting (default 10 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         */
         public Builder connectTimeout(Duration timeout) {
             requirePositive(timeout, "connectTimeout");
             if (timeout.toMillis() > Integer.MAX_VALUE) {
@@ -462,7 +551,12 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             return this;
         }
 
-        /** How often a lost connection is re-dialled until it is back (default 2 s). */
+        /**
+         * How often a lost connection is re-dialled until it is back (default 2 s).
+         *
+         * @param interval positive
+         * @return this builder
+         */
         public Builder recoveryInterval(Duration interval) {
             requirePositive(interval, "recoveryInterval");
             values.recoveryInterval = interval;
@@ -475,13 +569,15 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
          * duplicate it. Costs a broker round trip with an fsync per commit on each consumer channel (settlements that
          * complete together share one commit); see {@code docs/backends/rabbitmq.md}. Does not make the handler's own
          * side effects atomic.
+         *
+         * @return this builder
          */
         public Builder transactionalSettlement() {
             values.transactional = true;
             return this;
         }
 
-        /** The config as set. */
+        /** {@return the config as set} */
         public RabbitMqConfig build() {
             return new RabbitMqConfig(values.clone());
         }

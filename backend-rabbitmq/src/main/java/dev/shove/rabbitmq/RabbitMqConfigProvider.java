@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  * recoveryInterval}, {@code managementApi} (a URL, or {@code false} for none), {@code managementUser} with {@code
  * managementPassword}, {@code transactionalSettlement} and {@code tlsHostnameVerification} (booleans), and {@code
  * password} to replace the URI's (as {@code password_file} for a secret in a file).
+ *
+ * @since 0.1.0
  */
 public final class RabbitMqConfigProvider implements BrokerConfigProvider {
 

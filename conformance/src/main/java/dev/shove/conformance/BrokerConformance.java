@@ -12,8 +12,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 
 /**
- * The conformance kit: every contract of DESIGN.md as a JUnit 5 test, one behaviour per test, grouped in {@link
- * Nested} classes. A backend proves itself by extending this class with its broker config:
+ * The conformance kit: every contract of the library's semantics (documented in {@code docs/concepts}) as a JUnit 5
+ * test, one behaviour per test, grouped in {@link Nested} classes. A backend proves itself by extending this class with
+ * its broker config:
  *
  * <pre>{@code
  * class InMemoryConformanceTest extends BrokerConformance<InMemory> {
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Nested;
  * <p>JUnit creates one instance per test and runs it on one thread; instances are not meant to be shared.
  *
  * @param <B> the backend marker
+ * @since 0.1.0
  */
 public abstract class BrokerConformance<B> {
 
@@ -63,19 +65,23 @@ public abstract class BrokerConformance<B> {
     /** For the backend's subclass. */
     protected BrokerConformance() {}
 
-    /** The broker under test; each test connects a new broker with it. */
+    /** {@return the broker under test; each test connects a new broker with it} */
     protected abstract BrokerConfig<B> brokerConfig();
 
     /**
      * The group settings the contracts start from, for {@code min..max} consumers. The default has every default; a
      * backend with settings of its own for consumer groups adds them here.
+     *
+     * @param minConsumers the fewest consumers the contract's registration runs
+     * @param maxConsumers the most consumers the contract's registration runs
+     * @return a builder the contract adds its own settings to
      */
     protected ConsumerGroupConfig.Builder groupConfig(int minConsumers, int maxConsumers) {
         return ConsumerGroupConfig.builder().consumers(minConsumers, maxConsumers);
     }
 
     /**
-     * How long a contract polls for something to happen before it fails. Default 10 s; a slow broker may
+     * {@return how long a contract polls for something to happen before it fails} Default 10 s; a slow broker may
      * need more. Never a performance bound: contracts only fail on it when the thing does not happen at all.
      */
     protected Duration patience() {
@@ -83,41 +89,42 @@ public abstract class BrokerConformance<B> {
     }
 
     /**
-     * How long a contract watches for something that must not happen (a second delivery, a redelivery after an ack).
-     * Default 1 s. Longer is more thorough and slower; it should exceed the broker's own redelivery latency.
+     * {@return how long a contract watches for something that must not happen (a second delivery, a redelivery after
+     * an ack)} Default 1 s. Longer is more thorough and slower; it should exceed the broker's own redelivery latency.
      */
     protected Duration quietPeriod() {
         return DEFAULT_QUIET_PERIOD;
     }
 
     /**
-     * The shortest hold-tier delay the contracts declare; longer tiers are multiples of it. Default 250 ms: long enough
-     * that "waited at least the delay" means something on a real broker, short enough to keep the suite fast.
+     * {@return the shortest hold-tier delay the contracts declare} Longer tiers are multiples of it. Default 250 ms:
+     * long enough that "waited at least the delay" means something on a real broker, short enough to keep the suite
+     * fast.
      */
     protected Duration shortestTier() {
         return DEFAULT_SHORTEST_TIER;
     }
 
     /**
-     * Whether declaring a topic again with another shape (sequenced where it was not, another dead-letter queue) fails
-     * with a {@link dev.shove.TopologyException}. Default true; a backend whose broker cannot tell returns false and
-     * the contract is skipped.
+     * {@return whether declaring a topic again with another shape (sequenced where it was not, another dead-letter
+     * queue) fails with a {@link dev.shove.TopologyException}} Default true; a backend whose broker cannot tell returns
+     * false and the contract is skipped.
      */
     protected boolean detectsConflictingDeclarations() {
         return true;
     }
 
     /**
-     * Whether publishing to a topic that was never declared fails with a {@link dev.shove.TopologyException}. Default
-     * true; a backend whose broker creates topics on first use returns false and the contract is skipped.
+     * {@return whether publishing to a topic that was never declared fails with a {@link dev.shove.TopologyException}}
+     * Default true; a backend whose broker creates topics on first use returns false and the contract is skipped.
      */
     protected boolean refusesUndeclaredTopics() {
         return true;
     }
 
     /**
-     * How many messages each queue of {@link #brokerConfig()} keeps as a log before it trims older ones, when the
-     * broker trims by count (the in-memory broker with retention, a Redis Stream with MAXLEN). The contract on
+     * {@return how many messages each queue of {@link #brokerConfig()} keeps as a log before it trims older ones, when
+     * the broker trims by count (the in-memory broker with retention, a Redis Stream with MAXLEN)} The contract on
      * positions that no longer exist publishes twice as many to have the oldest trimmed. Default empty: that contract
      * is skipped.
      */

@@ -7,6 +7,8 @@ import java.util.Objects;
  * The upper bounds of configured durations, and the checks that enforce them, shared by core and backend configs:
  * no setting may push shove's time arithmetic (deadlines in nanoseconds, due times in epoch milliseconds) past the
  * range of a {@code long}. Each check names the setting, the range and the value in its message.
+ *
+ * @since 0.1.0
  */
 public final class Bounds {
     /** The longest timeout, interval or wait any setting accepts: one day. */
@@ -21,8 +23,10 @@ public final class Bounds {
     private Bounds() {}
 
     /**
-     * {@code value} when it is positive and at most {@link #MAX_TIMEOUT}.
+     * {@return {@code value} when it is positive and at most {@link #MAX_TIMEOUT}}
      *
+     * @param setting the setting's name, for the error
+     * @param value the duration to check
      * @throws IllegalArgumentException naming {@code setting} otherwise
      */
     public static Duration positive(String setting, Duration value) {
@@ -30,8 +34,10 @@ public final class Bounds {
     }
 
     /**
-     * {@code value} when it is zero or positive and at most {@link #MAX_TIMEOUT}.
+     * {@return {@code value} when it is zero or positive and at most {@link #MAX_TIMEOUT}}
      *
+     * @param setting the setting's name, for the error
+     * @param value the duration to check
      * @throws IllegalArgumentException naming {@code setting} otherwise
      */
     public static Duration nonNegative(String setting, Duration value) {
@@ -39,8 +45,12 @@ public final class Bounds {
     }
 
     /**
-     * {@code value} when it is positive (or zero, if {@code zeroAllowed}) and at most {@code max}.
+     * {@return {@code value} when it is positive (or zero, if {@code zeroAllowed}) and at most {@code max}}
      *
+     * @param setting the setting's name, for the error
+     * @param value the duration to check
+     * @param zeroAllowed whether zero passes
+     * @param max the longest duration that passes
      * @throws IllegalArgumentException naming {@code setting}, the range and the value otherwise
      */
     public static Duration within(String setting, Duration value, boolean zeroAllowed, Duration max) {

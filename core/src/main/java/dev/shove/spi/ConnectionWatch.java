@@ -12,6 +12,8 @@ import org.slf4j.LoggerFactory;
  * TransportContext#connectionRestored}. A transport whose client announces losses reports them itself instead.
  *
  * <p>Start it when the transport has connected; close it first when the transport closes.
+ *
+ * @since 0.1.0
  */
 public final class ConnectionWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionWatch.class);
@@ -19,6 +21,11 @@ public final class ConnectionWatch implements AutoCloseable {
     /** One round trip to the broker; throws when it does not answer. */
     @FunctionalInterface
     public interface Ping {
+        /**
+         * One round trip to the broker.
+         *
+         * @throws Exception when the broker does not answer; the connection is then reported lost
+         */
         void ping() throws Exception;
     }
 
@@ -33,6 +40,10 @@ public final class ConnectionWatch implements AutoCloseable {
      * Starts watching: the first ping runs one {@code interval} from now.
      *
      * @param name the thread's name, e.g. {@code shove-kafka-connection-watch}
+     * @param context where the connection's state is reported
+     * @param interval the time between two pings, positive
+     * @param ping one round trip to the broker
+     * @return the running watch; close it before the transport
      */
     public static ConnectionWatch start(String name, TransportContext context, Duration interval, Ping ping) {
         Objects.requireNonNull(name, "name");

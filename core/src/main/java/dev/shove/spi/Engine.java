@@ -12,19 +12,36 @@ import dev.shove.Topic;
  * consumer groups and supervisors. shove-core provides the only implementation and {@code Broker} finds it with
  * {@link java.util.ServiceLoader}, so that the API never imports the engine; neither applications nor backends
  * implement or call it.
+ *
+ * @since 0.1.0
  */
 public interface Engine extends AutoCloseable {
 
-    /** The publisher; the same instance every time. */
+    /** {@return the publisher; the same instance every time} */
     Publisher publisher();
 
-    /** A new consumer group with no context. */
+    /**
+     * {@return a new consumer group with no context}
+     *
+     * @param <B> the backend marker of the broker it belongs to
+     */
     <B> ConsumerGroup<B, NoContext> consumerGroup();
 
-    /** A new supervisor with no context. */
+    /**
+     * {@return a new supervisor with no context}
+     *
+     * @param <B> the backend marker of the broker it belongs to
+     */
     <B> ConsumerSupervisor<B, NoContext> consumerSupervisor();
 
-    /** The dead-letter queue of {@code topic} as consumer group {@code group} sees it. */
+    /**
+     * {@return the dead-letter queue of {@code topic} as consumer group {@code group} sees it}
+     *
+     * @param topic a topic with a dead-letter queue
+     * @param group the consumer group's name
+     * @param <T> the message type
+     * @throws IllegalArgumentException when the topic has no dead-letter queue
+     */
     <T> DeadLetterQueue<T> deadLetters(Topic<T> topic, String group);
 
     /** Stops every group and supervisor made by this engine (draining), then its own threads; not the transport. */
@@ -33,6 +50,13 @@ public interface Engine extends AutoCloseable {
 
     /** Starts an engine over a transport; the service {@code Broker} loads. */
     interface Factory {
+        /**
+         * Starts an engine that drives {@code transport}.
+         *
+         * @param transport the open transport; the engine never closes it
+         * @param context the context the transport was opened with
+         * @return the running engine
+         */
         Engine start(Transport transport, TransportContext context);
     }
 }

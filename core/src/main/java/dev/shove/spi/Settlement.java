@@ -23,6 +23,7 @@ import java.util.Objects;
  *
  * @param copies what to publish before the final action; every copy must be accepted by the broker first
  * @param action what to do with the delivery once the copies are in
+ * @since 0.1.0
  */
 public record Settlement(List<Copy> copies, Action action) {
 
@@ -40,6 +41,13 @@ public record Settlement(List<Copy> copies, Action action) {
     /** Return to the broker, nothing to publish. */
     public static final Settlement RETURN = new Settlement(List.of(), Action.RETURN);
 
+    /**
+     * Copies {@code copies}.
+     *
+     * @param copies what to publish before the final action
+     * @param action what to do with the delivery once the copies are in
+     * @throws IllegalArgumentException when a {@link Action#RETURN} carries copies
+     */
     public Settlement {
         copies = List.copyOf(copies);
         Objects.requireNonNull(action, "action");
@@ -48,15 +56,21 @@ public record Settlement(List<Copy> copies, Action action) {
         }
     }
 
-    /** Publish one copy, then acknowledge. */
+    /**
+     * {@return a settlement that publishes one copy, then acknowledges}
+     *
+     * @param copy the copy to publish first
+     */
     public static Settlement forward(Copy copy) {
         return new Settlement(List.of(copy), Action.ACK);
     }
 
     /** A message the transport must publish before acknowledging the delivery. */
     public sealed interface Copy {
+        /** {@return the encoded message to publish} */
         byte[] payload();
 
+        /** {@return the headers to publish with it, shove's own included} */
         Map<String, String> headers();
 
         /**
@@ -68,8 +82,18 @@ public record Settlement(List<Copy> copies, Action action) {
          *
          * @param tier index into the topic's {@link dev.shove.Topic#holdTiers() hold tiers}
          * @param delay how long the copy must wait before it is delivered again
+         * @param payload the encoded message
+         * @param headers the copy's headers, {@code shove-retry-count} and {@code shove-not-before} included
          */
         record ToHold(int tier, Duration delay, byte[] payload, Map<String, String> headers) implements Copy {
+            /**
+             * Copies {@code headers}.
+             *
+             * @param tier index into the topic's hold tiers
+             * @param delay how long the copy must wait before it is delivered again
+             * @param payload the encoded message
+             * @param headers the copy's headers
+             */
             public ToHold {
                 Objects.requireNonNull(delay, "delay");
                 Objects.requireNonNull(payload, "payload");
@@ -81,8 +105,17 @@ public record Settlement(List<Copy> copies, Action action) {
          * A dead letter, to the topic's dead-letter queue, carrying the {@code shove-death-*} headers.
          *
          * @param queue the dead-letter queue's name
+         * @param payload the encoded message, as it was received
+         * @param headers the original headers plus the {@code shove-death-*} headers
          */
         record ToDeadLetter(String queue, byte[] payload, Map<String, String> headers) implements Copy {
+            /**
+             * Copies {@code headers}.
+             *
+             * @param queue the dead-letter queue's name
+             * @param payload the encoded message
+             * @param headers the dead letter's headers
+             */
             public ToDeadLetter {
                 Objects.requireNonNull(queue, "queue");
                 Objects.requireNonNull(payload, "payload");
@@ -99,6 +132,12 @@ public record Settlement(List<Copy> copies, Action action) {
          * @param message the prepared reply
          */
         record ToTopic(Topic<?> topic, OutboundMessage message) implements Copy {
+            /**
+             * Checks that both are present.
+             *
+             * @param topic the reply's topic
+             * @param message the prepared reply
+             */
             public ToTopic {
                 Objects.requireNonNull(topic, "topic");
                 Objects.requireNonNull(message, "message");

@@ -17,6 +17,8 @@ import java.util.List;
  * settlement must leave the message to be redelivered by the broker (never acknowledged without its copies).
  *
  * <p>Thread-safe: {@code settle} is called from many threads at once.
+ *
+ * @since 0.1.0
  */
 public interface Subscription extends AutoCloseable {
 
@@ -24,6 +26,10 @@ public interface Subscription extends AutoCloseable {
      * Submits the settlement of one delivery of this subscription. Copies first, each durably accepted by the broker,
      * then the acknowledgement (or, for {@link Settlement.Action#RETURN}, the message goes back to the broker for
      * redelivery, as close to its original position as the broker allows).
+     *
+     * @param delivery a delivery of this subscription, not yet settled
+     * @param settlement what to publish and the final action
+     * @param callback told once when the settlement is done or has failed
      */
     void settle(Delivery delivery, Settlement settlement, SettleCallback callback);
 
@@ -34,6 +40,8 @@ public interface Subscription extends AutoCloseable {
      * move; the transport forgets them (frees their window; never acknowledges them). Deliveries still being handled
      * are settled as usual.
      *
+     * @param position where the next delivery starts
+     * @param abandoned deliveries the engine dropped unsettled because of the move
      * @throws IllegalArgumentException when the position does not exist (trimmed, out of range); the subscription
      *     then stays where it was
      * @throws UnsupportedOperationException when the transport has no log
@@ -54,6 +62,10 @@ public interface Subscription extends AutoCloseable {
      * these values, so that the retry budget and the delay survive. The state is forgotten once the delivery is
      * settled. The default keeps nothing: a message delivered again starts from the retry count it was published
      * with.
+     *
+     * @param delivery the delivery that waits, unsettled
+     * @param retryCount the retry count its next run will have
+     * @param notBeforeEpochMs when its next run is due, in epoch milliseconds
      */
     default void waiting(Delivery delivery, int retryCount, long notBeforeEpochMs) {}
 

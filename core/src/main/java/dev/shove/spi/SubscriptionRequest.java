@@ -25,6 +25,7 @@ import org.jspecify.annotations.Nullable;
  *     unacknowledged too long (a visibility timeout, an ack wait, an idle claim) derives that time from it, or keeps
  *     unsettled deliveries leased while they wait
  * @param settings the group's settings of this backend's own ({@link #settings(Class)}), or null
+ * @since 0.1.0
  */
 public record SubscriptionRequest(
         Topic<?> topic,
@@ -44,6 +45,25 @@ public record SubscriptionRequest(
         DEAD_LETTER
     }
 
+    /**
+     * Checks the components; see the class description.
+     *
+     * @param topic the topic
+     * @param source which of the topic's queues to read
+     * @param group the consumer group's name: consumers of one group compete for messages (Kafka group id, SQS queue,
+     *     durable consumer name); by default the topic's name
+     * @param consumerId unique per subscription within the process, e.g. {@code orders-2}; for connection and thread
+     *     names
+     * @param window the most deliveries the transport may have handed to the sink and not yet seen settled (by {@link
+     *     Subscription#settle}); the transport must never exceed it, and should keep it full while messages wait
+     * @param startAt where a log-like subscription starts, forced on every start; null for the broker's default (a
+     *     group's stored position, or the tail for a new one)
+     * @param handlerTimeout how long the engine lets a handler run before it takes the delivery over (and settles or
+     *     returns it); null when handlers run without a timeout. A transport whose broker redelivers what stays
+     *     unacknowledged too long (a visibility timeout, an ack wait, an idle claim) derives that time from it, or
+     *     keeps unsettled deliveries leased while they wait
+     * @param settings the group's settings of this backend's own ({@link #settings(Class)}), or null
+     */
     public SubscriptionRequest {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(source, "source");
@@ -57,17 +77,30 @@ public record SubscriptionRequest(
         }
     }
 
-    /** A request with the broker's default start and no handler timeout. */
+    /**
+     * A request with the broker's default start, no handler timeout and no backend settings.
+     *
+     * @param topic the topic
+     * @param source which of the topic's queues to read
+     * @param group the consumer group's name
+     * @param consumerId unique per subscription within the process
+     * @param window the most unsettled deliveries, at least 1
+     */
     public SubscriptionRequest(Topic<?> topic, Source source, String group, String consumerId, int window) {
         this(topic, source, group, consumerId, window, null, null, null);
     }
 
-    /** The group's settings of this backend's own, when they are of {@code type}. */
+    /**
+     * {@return the group's settings of this backend's own, when they are of {@code type}; empty otherwise}
+     *
+     * @param type the backend's settings class, e.g. {@code KafkaGroupSettings.class}
+     * @param <S> that type
+     */
     public <S extends BackendGroupSettings> Optional<S> settings(Class<S> type) {
         return type.isInstance(settings) ? Optional.of(type.cast(settings)) : Optional.empty();
     }
 
-    /** The broker-side name of the queue this subscription reads (the main queue or the DLQ). */
+    /** {@return the broker-side name of the queue this subscription reads (the main queue or the DLQ)} */
     public String queue() {
         return source == Source.MAIN ? topic.name() : topic.dlq().orElseThrow();
     }

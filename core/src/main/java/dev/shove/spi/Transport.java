@@ -22,13 +22,17 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Errors.</b> Throw {@link dev.shove.BrokerUnavailableException} when the broker cannot be reached, {@link
  * dev.shove.TopologyException} when broker objects are missing or conflict, and {@link dev.shove.PublishException}
  * when a message is refused. Messages name the queue or topic and what the user can do.
+ *
+ * @since 0.1.0
  */
 public interface Transport extends AutoCloseable {
 
-    /** A short lower-case name for logs and metric tags: {@code memory}, {@code kafka}, {@code rabbitmq}... */
+    /** {@return a short lower-case name for logs and metric tags: {@code memory}, {@code kafka}, {@code rabbitmq}} */
     String name();
 
-    /** What this transport can do; the engine and the conformance kit adapt to it. Constant for its lifetime. */
+    /**
+     * {@return what this transport can do; the engine and the conformance kit adapt to it} Constant for its lifetime.
+     */
     Capabilities capabilities();
 
     /**
@@ -36,6 +40,9 @@ public interface Transport extends AutoCloseable {
      * dead-letter queue. Idempotent; safe to call on every start. An existing object whose settings conflict with the
      * topic (a hold tier with another delay, fewer partitions than shards) is an error naming the object and what
      * differs, never a silent mismatch.
+     *
+     * @param topic the topic whose broker objects to create
+     * @throws dev.shove.TopologyException when an object exists with conflicting settings or cannot be created
      */
     void declare(Topic<?> topic);
 
@@ -43,12 +50,20 @@ public interface Transport extends AutoCloseable {
      * Publishes one message to a topic and completes when the broker has durably accepted it (confirmed, acked,
      * persisted), or exceptionally with a {@link dev.shove.PublishException} saying why not. For a sequenced topic
      * the message carries its {@link OutboundMessage#key() key} and {@link OutboundMessage#shard() shard}.
+     *
+     * @param topic a declared topic
+     * @param message the encoded message with its headers
+     * @return completes once the broker durably accepted the message
      */
     CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message);
 
     /**
      * Publishes several messages to one topic; element {@code i} of the result completes when message {@code i} is
      * accepted or refused. The default publishes one by one; backends with a batch primitive override it.
+     *
+     * @param topic a declared topic
+     * @param messages the encoded messages, in publish order
+     * @return one future per message, in the same order
      */
     default List<CompletableFuture<Void>> publishAll(Topic<?> topic, List<OutboundMessage> messages) {
         List<CompletableFuture<Void>> results = new ArrayList<>(messages.size());
@@ -62,6 +77,9 @@ public interface Transport extends AutoCloseable {
      * Starts consuming: the transport delivers messages to {@code sink} until the subscription is paused or closed.
      * See {@link Subscription} for the flow-control contract ({@link SubscriptionRequest#window()}).
      *
+     * @param request what to consume (topic, group, window, start position)
+     * @param sink receives the deliveries and the subscription's failures
+     * @return the running subscription; close it to stop
      * @throws dev.shove.TopologyException when the queue does not exist
      */
     Subscription subscribe(SubscriptionRequest request, DeliverySink sink);
@@ -69,6 +87,9 @@ public interface Transport extends AutoCloseable {
     /**
      * How many messages wait in a topic's queue (all shards together) and how many are delivered but not yet
      * settled, as far as the broker knows; feeds the autoscaler. Best effort and may be slightly stale.
+     *
+     * @param topic a declared topic
+     * @return the topic's backlog and in-flight counts
      */
     QueueStats stats(Topic<?> topic);
 
@@ -77,6 +98,10 @@ public interface Transport extends AutoCloseable {
      * position of its own in a topic (Kafka, NATS, Redis Streams), its lag and its unacknowledged messages. The engine
      * asks this one (the autoscaler and backlog gauges are per registration); the default answers {@link
      * #stats(Topic)}, right for brokers whose groups compete for one queue.
+     *
+     * @param topic a declared topic
+     * @param group the consumer group's name
+     * @return the backlog and in-flight counts that group sees
      */
     default QueueStats stats(Topic<?> topic, String group) {
         return stats(topic);
@@ -86,6 +111,9 @@ public interface Transport extends AutoCloseable {
      * The dead-letter queue of a topic as consumer group {@code group} sees it, for counting, reading, replaying and
      * purging dead letters.
      *
+     * @param topic a topic with a dead-letter queue
+     * @param group the consumer group's name
+     * @return the store of that topic's dead letters, as {@code group} sees them
      * @throws UnsupportedOperationException when this backend cannot read dead letters apart from consuming them
      */
     default DeadLetterStore deadLetters(Topic<?> topic, String group) {
@@ -95,12 +123,21 @@ public interface Transport extends AutoCloseable {
     /**
      * This transport as {@code type} (for a backend's own tools, such as the in-memory broker's probe), or empty. A
      * transport that decorates another (recording, tracing) passes the call on to the one it wraps.
+     *
+     * @param type the class asked for
+     * @param <T> that type
+     * @return this transport (or the one it wraps) as {@code type}; empty when none is of that type
      */
     default <T> Optional<T> unwrap(Class<T> type) {
         return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
     }
 
-    /** One real round trip to the broker; throws {@link dev.shove.BrokerUnavailableException} if none within timeout. */
+    /**
+     * One real round trip to the broker.
+     *
+     * @param timeout how long to wait for the answer
+     * @throws dev.shove.BrokerUnavailableException when the broker does not answer within {@code timeout}
+     */
     void ping(Duration timeout);
 
     /** Closes the connection. Idempotent. Publishes still waiting fail with a {@link dev.shove.PublishException}. */

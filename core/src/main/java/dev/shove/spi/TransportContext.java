@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What the broker gives a transport when it opens it: where to count, what to call itself, and the one reader of
  * shove's headers. Immutable; thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class TransportContext {
     private final MeterRegistry meterRegistry;
@@ -20,6 +22,8 @@ public final class TransportContext {
             new AtomicReference<>(new ConnectionHealth(true, Instant.now(), ""));
 
     /**
+     * The context a transport is opened with.
+     *
      * @param meterRegistry where shove's meters go; a registry that keeps nothing when the application gave none
      * @param clientName a name for connections and client ids, e.g. {@code shove-12345}
      * @param wireHeaders the reader of shove's headers, counting into {@code meterRegistry}
@@ -30,17 +34,17 @@ public final class TransportContext {
         this.wireHeaders = Objects.requireNonNull(wireHeaders, "wireHeaders");
     }
 
-    /** Where shove's meters go. */
+    /** {@return where shove's meters go} */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
     }
 
-    /** A name for connections and client ids, e.g. {@code shove-12345}. */
+    /** {@return a name for connections and client ids, e.g. {@code shove-12345}} */
     public String clientName() {
         return clientName;
     }
 
-    /** The one reader of {@code shove-} headers from the wire. */
+    /** {@return the one reader of {@code shove-} headers from the wire} */
     public WireHeaders wireHeaders() {
         return wireHeaders;
     }
@@ -48,6 +52,8 @@ public final class TransportContext {
     /**
      * Reports that the connection to the broker was lost and the backend is reconnecting; {@code detail} says why
      * (it is shown in health reports: no secrets). Idempotent while down.
+     *
+     * @param detail why, e.g. the client's error message
      */
     public void connectionLost(String detail) {
         Objects.requireNonNull(detail, "detail");
@@ -59,12 +65,20 @@ public final class TransportContext {
         connection.updateAndGet(c -> c.connected() ? c : new ConnectionHealth(true, Instant.now(), ""));
     }
 
-    /** The connection's state as the backend last reported it: up since the transport opened unless it said otherwise. */
+    /**
+     * {@return the connection's state as the backend last reported it: up since the transport opened unless it said
+     * otherwise}
+     */
     public ConnectionHealth connection() {
         return connection.get();
     }
 
-    /** Counts an error of the backend in {@link ShoveMeters#BACKEND_ERRORS}, e.g. {@code kind} {@code connection}. */
+    /**
+     * Counts an error of the backend in {@link ShoveMeters#BACKEND_ERRORS}.
+     *
+     * @param backend the backend's short name, e.g. {@code kafka}
+     * @param kind what failed, e.g. {@code connection}
+     */
     public void backendError(String backend, String kind) {
         Counter.builder(ShoveMeters.BACKEND_ERRORS)
                 .description("Errors reported by the broker backend")

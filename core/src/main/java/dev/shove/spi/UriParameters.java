@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Durations are {@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, or ISO-8601 ({@code PT5S}); booleans are
  * {@code true} or {@code false}.
+ *
+ * @since 0.1.0
  */
 public final class UriParameters {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
@@ -35,6 +37,8 @@ public final class UriParameters {
     private final Set<String> accepted = new TreeSet<>();
 
     /**
+     * Parameters read from {@code values}; each read marks its setting as accepted.
+     *
      * @param what names the source in errors, e.g. {@code Kafka URI 'kafka://kafka-1:9092?...'}
      * @param values setting to value
      */
@@ -43,7 +47,13 @@ public final class UriParameters {
         this.values = new LinkedHashMap<>(values);
     }
 
-    /** The parameters of a URI's raw query ({@code a=1&b=2}, percent-encoded); none for null. */
+    /**
+     * The parameters of a URI's raw query ({@code a=1&b=2}, percent-encoded); none for null.
+     *
+     * @param what names the source in errors, e.g. {@code Kafka URI 'kafka://kafka-1:9092?...'}
+     * @param rawQuery the query as {@link java.net.URI#getRawQuery()} gives it, or null
+     * @return the decoded parameters
+     */
     public static UriParameters ofQuery(String what, @Nullable String rawQuery) {
         Map<String, String> values = new LinkedHashMap<>();
         if (rawQuery != null && !rawQuery.isEmpty()) {
@@ -66,7 +76,11 @@ public final class UriParameters {
         return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
-    /** The value of {@code name} (or of the file {@code name_file} names), or null when neither is given. */
+    /**
+     * {@return the value of {@code name} (or of the file {@code name_file} names), or null when neither is given}
+     *
+     * @param name the setting
+     */
     public @Nullable String string(String name) {
         accepted.add(name);
         String value = values.remove(name);
@@ -87,7 +101,12 @@ public final class UriParameters {
         }
     }
 
-    /** An integer setting, or null when absent. */
+    /**
+     * {@return an integer setting, or null when absent}
+     *
+     * @param name the setting
+     * @throws IllegalArgumentException naming the setting when its value is not an integer
+     */
     public @Nullable Integer integer(String name) {
         String v = string(name);
         if (v == null) {
@@ -100,7 +119,12 @@ public final class UriParameters {
         }
     }
 
-    /** A boolean setting ({@code true} or {@code false}), or null when absent. */
+    /**
+     * {@return a boolean setting ({@code true} or {@code false}), or null when absent}
+     *
+     * @param name the setting
+     * @throws IllegalArgumentException naming the setting when its value is neither
+     */
     public @Nullable Boolean bool(String name) {
         String v = string(name);
         if (v == null) {
@@ -113,7 +137,13 @@ public final class UriParameters {
         };
     }
 
-    /** A duration setting ({@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, {@code 1d} or {@code PT5S}), or null. */
+    /**
+     * {@return a duration setting ({@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, {@code 1d} or {@code PT5S}), or
+     * null when absent}
+     *
+     * @param name the setting
+     * @throws IllegalArgumentException naming the setting when its value is not a duration
+     */
     public @Nullable Duration duration(String name) {
         String v = string(name);
         if (v == null) {
@@ -141,6 +171,9 @@ public final class UriParameters {
     /**
      * Every remaining setting whose name starts with {@code prefix} (e.g. {@code client.} for pass-through client
      * properties), with the prefix removed; they count as read.
+     *
+     * @param prefix the start of the names to take
+     * @return name (without the prefix) to value; empty when none match
      */
     public Map<String, String> withPrefix(String prefix) {
         accepted.add(prefix + "*");
@@ -154,7 +187,14 @@ public final class UriParameters {
         return out;
     }
 
-    /** An error for a value of {@code name} that is not {@code expected}: names both. Never shows a secret. */
+    /**
+     * An error for a value of {@code name} that is not {@code expected}: names both. Never shows a secret.
+     *
+     * @param name the setting
+     * @param value the value given
+     * @param expected what the value should be, e.g. {@code "a positive integer"}
+     * @return the exception to throw
+     */
     public IllegalArgumentException invalid(String name, String value, String expected) {
         boolean secret = name.toLowerCase(Locale.ROOT).contains("password")
                 || name.toLowerCase(Locale.ROOT).contains("secret")

@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>One per broker, from {@link TransportContext#wireHeaders()}. Thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class WireHeaders {
     private static final Logger log = LoggerFactory.getLogger(WireHeaders.class);
@@ -37,23 +39,41 @@ public final class WireHeaders {
 
     private final MeterRegistry registry;
 
-    /** A reader counting into {@code registry}. */
+    /**
+     * A reader counting into {@code registry}.
+     *
+     * @param registry where headers that were out of range or unparsable are counted
+     */
     public WireHeaders(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /** The retries a message has spent, from {@link ShoveHeaders#RETRY_COUNT}: 0 to {@link #MAX_RETRY_COUNT}. */
+    /**
+     * {@return the retries a message has spent, from {@link ShoveHeaders#RETRY_COUNT}: 0 to {@link
+     * #MAX_RETRY_COUNT}}
+     *
+     * @param headers the message's headers
+     */
     public int retryCount(Map<String, String> headers) {
         return (int) bounded(headers.get(ShoveHeaders.RETRY_COUNT), ShoveHeaders.RETRY_COUNT, 0, MAX_RETRY_COUNT, 0);
     }
 
-    /** Times a message was replayed from its dead-letter queue, from {@link ShoveHeaders#REPLAY_COUNT}: 0 to
-     * {@link #MAX_DEATH_COUNT}. */
+    /**
+     * {@return how many times a message was replayed from its dead-letter queue, from {@link
+     * ShoveHeaders#REPLAY_COUNT}: 0 to {@link #MAX_DEATH_COUNT}}
+     *
+     * @param headers the message's headers
+     */
     public int replayCount(Map<String, String> headers) {
         return (int) bounded(headers.get(ShoveHeaders.REPLAY_COUNT), ShoveHeaders.REPLAY_COUNT, 0, MAX_DEATH_COUNT, 0);
     }
 
-    /** Times a message was dead-lettered, from {@link ShoveHeaders#DEATH_COUNT}: 0 to {@link #MAX_DEATH_COUNT}. */
+    /**
+     * {@return how many times a message was dead-lettered, from {@link ShoveHeaders#DEATH_COUNT}: 0 to {@link
+     * #MAX_DEATH_COUNT}}
+     *
+     * @param headers the message's headers
+     */
     public int deathCount(Map<String, String> headers) {
         return (int) bounded(headers.get(ShoveHeaders.DEATH_COUNT), ShoveHeaders.DEATH_COUNT, 0, MAX_DEATH_COUNT, 0);
     }
@@ -61,17 +81,33 @@ public final class WireHeaders {
     /**
      * When a copy becomes due, from {@link ShoveHeaders#NOT_BEFORE}, in epoch milliseconds: at least {@code nowMs}
      * (a time in the past, or no header, means due now) and at most {@code nowMs} + {@link Bounds#MAX_DELAY}.
+     *
+     * @param headers the copy's headers
+     * @param nowMs the current time in epoch milliseconds
+     * @return when the copy becomes due, in epoch milliseconds
      */
     public long notBefore(Map<String, String> headers, long nowMs) {
         return notBefore(headers.get(ShoveHeaders.NOT_BEFORE), nowMs);
     }
 
-    /** Like {@link #notBefore(Map, long)}, from the header's value ({@code null} when the header is absent). */
+    /**
+     * Like {@link #notBefore(Map, long)}, from the header's value.
+     *
+     * @param value the header's value, or {@code null} when the header is absent
+     * @param nowMs the current time in epoch milliseconds
+     * @return when the copy becomes due, in epoch milliseconds
+     */
     public long notBefore(@Nullable String value, long nowMs) {
         return bounded(value, ShoveHeaders.NOT_BEFORE, nowMs, nowMs + Bounds.MAX_DELAY.toMillis(), nowMs);
     }
 
-    /** How long a copy must still wait from {@code nowMs}, from {@link ShoveHeaders#NOT_BEFORE}; 0 when due. */
+    /**
+     * {@return how many milliseconds a copy must still wait from {@code nowMs}, from {@link ShoveHeaders#NOT_BEFORE};
+     * 0 when due}
+     *
+     * @param headers the copy's headers
+     * @param nowMs the current time in epoch milliseconds
+     */
     public long remainingMillis(Map<String, String> headers, long nowMs) {
         return notBefore(headers, nowMs) - nowMs;
     }

@@ -43,6 +43,8 @@ import java.util.function.Supplier;
  * OpenTelemetry} instance has), producer spans on, and each consumer span a child of its message's creation context
  * (as well as linked to it). Immutable and thread-safe: build one per application and share it; everything it makes
  * (publishers, interceptors, handlers) is thread-safe too.
+ *
+ * @since 0.1.0
  */
 public final class ShoveTracing {
     /** The instrumentation scope name of every span this module starts. */
@@ -71,17 +73,27 @@ public final class ShoveTracing {
         this.tracer = tracerBuilder.build();
     }
 
-    /** Tracing through {@code openTelemetry}, with every default. */
+    /**
+     * Tracing through {@code openTelemetry}, with every default.
+     *
+     * @param openTelemetry the application's OpenTelemetry instance
+     * @return the tracing; thread-safe, make it once
+     */
     public static ShoveTracing of(OpenTelemetry openTelemetry) {
         return builder(openTelemetry).build();
     }
 
-    /** A builder starting from the defaults. */
+    /**
+     * A builder starting from the defaults.
+     *
+     * @param openTelemetry the application's OpenTelemetry instance
+     * @return the builder
+     */
     public static Builder builder(OpenTelemetry openTelemetry) {
         return new Builder(Objects.requireNonNull(openTelemetry, "openTelemetry"));
     }
 
-    /** A builder starting from this configuration. */
+    /** {@return a builder starting from this configuration} */
     public Builder toBuilder() {
         Builder b = new Builder(openTelemetry);
         b.propagator = propagator;
@@ -95,6 +107,9 @@ public final class ShoveTracing {
      * <topic>} per message of a batch) and carries that span's context in its headers. Every method keeps the
      * {@link Publisher} contract; see {@code docs/concepts/tracing.md} for what a traced batch costs. Make it once
      * and share it, as the broker's own.
+     *
+     * @param broker the broker whose publisher to trace
+     * @return a traced publisher
      */
     public Publisher publisher(Broker<?> broker) {
         Objects.requireNonNull(broker, "broker");
@@ -107,6 +122,9 @@ public final class ShoveTracing {
      * context. Register it first with {@link dev.shove.ConsumerGroup#withInterceptor}, so that it sees what every
      * other interceptor decides, or per registration. {@code messaging.consumer.group.name} is the registration's
      * group name.
+     *
+     * @param broker the broker the interceptor's group belongs to
+     * @return the tracing interceptor
      */
     public HandlerInterceptor interceptor(Broker<?> broker) {
         Objects.requireNonNull(broker, "broker");
@@ -122,6 +140,12 @@ public final class ShoveTracing {
      * group.register(ORDERS, tracing.deadLetterSpans(broker, ORDERS, OrderHandler::new));
      * }</pre>
      *
+     * @param broker the broker the handlers' group belongs to
+     * @param topic the topic the handlers are registered for; it has a dead-letter queue
+     * @param handlerFactory makes the handlers to wrap
+     * @param <T> the message type
+     * @param <C> the context type
+     * @return a factory of handlers that trace their dead letters
      * @throws IllegalArgumentException when the topic has no dead-letter queue (then handleDead is never called)
      */
     public <T, C> Supplier<MessageHandler<T, C>> deadLetterSpans(
@@ -143,22 +167,27 @@ public final class ShoveTracing {
      * {@link Context#root()}; the root context when it carries none. For code the interceptor does not wrap, e.g. a
      * {@link dev.shove.BatchMessageHandler} linking each {@code envelope.metadata()}, or a {@code handleDead} that
      * starts spans of its own from {@code deadMetadata.message()}.
+     *
+     * @param metadata the delivery's metadata, headers included
+     * @return the message's context; the root context when it carries none
      */
     public Context extract(MessageMetadata metadata) {
         return extract(Objects.requireNonNull(metadata, "metadata").headers());
     }
 
-    /** How trace context is written into and read from headers. */
+    /** {@return how trace context is written into and read from headers} */
     public TextMapPropagator propagator() {
         return propagator;
     }
 
-    /** Whether publishing starts producer spans (else it only passes on the current context). */
+    /** {@return whether publishing starts producer spans (else it only passes on the current context)} */
     public boolean producerSpans() {
         return producerSpans;
     }
 
-    /** Whether a consumer span's parent is its message's creation context (else the context current around it). */
+    /**
+     * {@return whether a consumer span's parent is its message's creation context (else the context current around it)}
+     */
     public boolean messageParent() {
         return messageParent;
     }
@@ -246,6 +275,9 @@ public final class ShoveTracing {
          * Writes and reads trace context with {@code propagator} instead of {@link #DEFAULT_PROPAGATOR}, e.g. {@code
          * openTelemetry.getPropagators().getTextMapPropagator()} to use the instance's own. Every service on the
          * topics must read what this one writes.
+         *
+         * @param propagator the propagator to write and read headers with
+         * @return this builder
          */
         public Builder propagator(TextMapPropagator propagator) {
             this.propagator = Objects.requireNonNull(propagator, "propagator");
@@ -255,6 +287,8 @@ public final class ShoveTracing {
         /**
          * Publishes without producer spans: a message carries the context current when it was published (say, the
          * application's request span), and consumer spans become that context's children.
+         *
+         * @return this builder
          */
         public Builder noProducerSpans() {
             this.producerSpans = false;
@@ -265,13 +299,15 @@ public final class ShoveTracing {
          * Makes each consumer span a child of the context current around the handler (usually none: a new trace) and
          * only links it to its message's creation context, as the conventions do by default. Each run of a message
          * is then a trace of its own, connected to the producer by the link.
+         *
+         * @return this builder
          */
         public Builder noMessageParent() {
             this.messageParent = false;
             return this;
         }
 
-        /** The configuration as set. */
+        /** {@return the configuration as set} */
         public ShoveTracing build() {
             return new ShoveTracing(this);
         }

@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  * ShoveKit#consumerGroup()}: the retry count the message carried, and what the call returned or threw. For a batch
  * handler, each message of the batch has a call of its own with the batch's outcome for it. Immutable once the call
  * has finished; thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class HandlerCall {
     private final int retryCount;
@@ -25,35 +27,35 @@ public final class HandlerCall {
         this.batch = batch;
     }
 
-    /** The message's retry count during this call (0 on its first delivery). */
+    /** {@return the message's retry count during this call (0 on its first delivery)} */
     public int retryCount() {
         return retryCount;
     }
 
-    /** The broker's identifier of the delivery the call handled. */
+    /** {@return the broker's identifier of the delivery the call handled} */
     public String deliveryId() {
         return deliveryId;
     }
 
-    /** Whether a batch handler made this call (its outcome is the batch's outcome for this message). */
+    /** {@return whether a batch handler made this call (its outcome is the batch's outcome for this message)} */
     public boolean batch() {
         return batch;
     }
 
-    /** Whether the call has returned or thrown. */
+    /** {@return whether the call has returned or thrown} */
     public boolean finished() {
         return finished;
     }
 
     /**
-     * What the call returned (after every interceptor of the group); empty while it runs, and when it threw. The
-     * engine turns it into a settlement: see the journey's steps for what happened next.
+     * {@return what the call returned (after every interceptor of the group); empty while it runs, and when it threw}
+     * The engine turns it into a settlement: see the journey's steps for what happened next.
      */
     public Optional<Outcome> outcome() {
         return Optional.ofNullable(outcome);
     }
 
-    /** What the call threw (the engine then retries, or applies the registration's outcome for it). */
+    /** {@return what the call threw (the engine then retries, or applies the registration's outcome for it)} */
     public Optional<Throwable> exception() {
         return Optional.ofNullable(exception);
     }

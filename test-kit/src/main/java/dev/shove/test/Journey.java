@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * failure message.
  *
  * @param <T> the topic's message type
+ * @since 0.1.0
  */
 public final class Journey<T> {
 
@@ -70,44 +71,46 @@ public final class Journey<T> {
         this.deadLetterHandled = b.deadLetterHandled;
     }
 
-    /** The topic. */
+    /** {@return the topic} */
     public Topic<T> topic() {
         return topic;
     }
 
-    /** The consumer group whose journey this is (its {@code groupName}, by default the topic's name). */
+    /** {@return the consumer group whose journey this is (its {@code groupName}, by default the topic's name)} */
     public String group() {
         return group;
     }
 
-    /** The message's id ({@value ShoveHeaders#MESSAGE_ID}), the same on every hop. */
+    /** {@return the message's id ({@value ShoveHeaders#MESSAGE_ID}), the same on every hop} */
     public String messageId() {
         return messageId;
     }
 
-    /** The message, decoded with the topic's codec; empty when its bytes do not decode. */
+    /** {@return the message, decoded with the topic's codec; empty when its bytes do not decode} */
     public Optional<T> message() {
         return Optional.ofNullable(message);
     }
 
-    /** The recorded handler calls, in order. */
+    /** {@return the recorded handler calls, in order} */
     public List<HandlerCall> calls() {
         return calls;
     }
 
-    /** How many retries the message spent before its last handler call: the highest retry count of its calls. */
+    /**
+     * {@return how many retries the message spent before its last handler call: the highest retry count of its calls}
+     */
     public int retries() {
         return calls.stream().mapToInt(HandlerCall::retryCount).max().orElse(0);
     }
 
-    /** Where the journey ended, or {@link Fate#PENDING} when it has not. */
+    /** {@return where the journey ended, or {@link Fate#PENDING} when it has not} */
     public Fate fate() {
         return fate;
     }
 
     /**
-     * Why the message was dead-lettered ({@code rejected: ...}, {@code max-retries-exceeded}, ...): as the dead
-     * letter in the queue says when it is still there, else as the engine's dead-letter copy said. Empty unless
+     * {@return why the message was dead-lettered ({@code rejected: ...}, {@code max-retries-exceeded}, ...)} As the
+     * dead letter in the queue says when it is still there, else as the engine's dead-letter copy said. Empty unless
      * dead-lettered.
      */
     public Optional<String> deadLetterReason() {
@@ -115,26 +118,29 @@ public final class Journey<T> {
     }
 
     /**
-     * The dead letter as the dead-letter tools read it ({@code broker.deadLetters(topic, group).browse(...)}), with
-     * its reason, death count and exception; empty unless dead-lettered, and when the group's dead-letter consumer has
-     * read it already ({@link #deadLetterHandled()}) or the backend cannot read dead letters apart from consuming
+     * {@return the dead letter as the dead-letter tools read it ({@code broker.deadLetters(topic, group).browse(...)}),
+     * with its reason, death count and exception} Empty unless dead-lettered, and when the group's dead-letter consumer
+     * has read it already ({@link #deadLetterHandled()}) or the backend cannot read dead letters apart from consuming
      * them.
      */
     public Optional<DeadLetter<T>> deadLetter() {
         return Optional.ofNullable(deadLetter);
     }
 
-    /** Whether the group's dead-letter consumer received the dead letter and acknowledged it after {@code handleDead}. */
+    /**
+     * {@return whether the group's dead-letter consumer received the dead letter and acknowledged it after {@code
+     * handleDead}}
+     */
     public boolean deadLetterHandled() {
         return deadLetterHandled;
     }
 
-    /** The journey, one line per step, each with the milliseconds since the kit's broker connected. */
+    /** {@return the journey, one line per step, each with the milliseconds since the kit's broker connected} */
     public List<String> steps() {
         return steps;
     }
 
-    /** The whole journey as text: the message, every step and the fate. */
+    /** {@return the whole journey as text: the message, every step and the fate} */
     public String describe() {
         StringBuilder s = new StringBuilder("message ")
                 .append(messageId)

@@ -14,6 +14,8 @@ import java.util.Optional;
  * <pre>{@code
  * assertThat(journey).wasHandled(3).wasRetried(2).threw(LedgerDownException.class).wasDeadLettered("max-retries-exceeded");
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class JourneyAssert {
     private final Journey<?> journey;
@@ -22,19 +24,33 @@ public final class JourneyAssert {
         this.journey = Objects.requireNonNull(journey, "journey");
     }
 
-    /** The engine acknowledged the message after the handler returned {@code ack}. */
+    /**
+     * Asserts that the engine acknowledged the message after the handler returned {@code ack}.
+     *
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert wasAcknowledged() {
         return hasFate(Journey.Fate.ACKNOWLEDGED, "to be acknowledged");
     }
 
-    /** The engine moved the message to the topic's dead-letter queue. */
+    /**
+     * Asserts that the engine moved the message to the topic's dead-letter queue.
+     *
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert wasDeadLettered() {
         return hasFate(Journey.Fate.DEAD_LETTERED, "to be dead-lettered");
     }
 
     /**
-     * The engine moved the message to the dead-letter queue with exactly this reason (e.g. {@code rejected: amount
-     * must be positive} or {@code max-retries-exceeded}).
+     * Asserts that the engine moved the message to the dead-letter queue with exactly this reason (e.g. {@code
+     * rejected: amount must be positive} or {@code max-retries-exceeded}).
+     *
+     * @param reason the exact reason
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
      */
     public JourneyAssert wasDeadLettered(String reason) {
         Objects.requireNonNull(reason, "reason");
@@ -46,7 +62,13 @@ public final class JourneyAssert {
         return this;
     }
 
-    /** The engine moved the message to the dead-letter queue with a reason that contains {@code part}. */
+    /**
+     * Asserts that the engine moved the message to the dead-letter queue with a reason that contains {@code part}.
+     *
+     * @param part a part of the reason
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert wasDeadLetteredWithReasonContaining(String part) {
         Objects.requireNonNull(part, "part");
         wasDeadLettered();
@@ -57,17 +79,33 @@ public final class JourneyAssert {
         return this;
     }
 
-    /** The engine acknowledged the message without handling it successfully and without a copy: it is gone. */
+    /**
+     * Asserts that the engine acknowledged the message without handling it successfully and without a copy: it is gone.
+     *
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert wasDiscarded() {
         return hasFate(Journey.Fate.DISCARDED, "to be discarded");
     }
 
-    /** The journey has not ended: the message waits, runs, or waits out a retry delay. */
+    /**
+     * Asserts that the journey has not ended: the message waits, runs, or waits out a retry delay.
+     *
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert isPending() {
         return hasFate(Journey.Fate.PENDING, "to be still on its way");
     }
 
-    /** The handler was called exactly {@code times} times for the message. */
+    /**
+     * Asserts that the handler was called exactly {@code times} times for the message.
+     *
+     * @param times the expected count
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert wasHandled(int times) {
         if (journey.calls().size() != times) {
             throw failure("to be handled " + plural(times, "time") + ", but it was handled "
@@ -77,8 +115,12 @@ public final class JourneyAssert {
     }
 
     /**
-     * The message spent exactly {@code times} retries before its last handler call (its highest retry count): a
-     * message that failed twice and succeeded on its third call was retried twice.
+     * Asserts that the message spent exactly {@code times} retries before its last handler call (its highest retry
+     * count): a message that failed twice and succeeded on its third call was retried twice.
+     *
+     * @param times the expected count
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
      */
     public JourneyAssert wasRetried(int times) {
         if (journey.retries() != times) {
@@ -88,7 +130,13 @@ public final class JourneyAssert {
         return this;
     }
 
-    /** Some handler call threw an exception of {@code type} (or a subclass). */
+    /**
+     * Asserts that some handler call threw an exception of {@code type} (or a subclass).
+     *
+     * @param type the exception class
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert threw(Class<? extends Throwable> type) {
         Objects.requireNonNull(type, "type");
         boolean threw = journey.calls().stream()
@@ -102,8 +150,12 @@ public final class JourneyAssert {
     }
 
     /**
-     * The handler calls returned exactly these outcomes, in order ({@link Outcome} compares kind, delay, reason and
-     * replies); a call that threw matches none.
+     * Asserts that the handler calls returned exactly these outcomes, in order ({@link Outcome} compares kind, delay,
+     * reason and replies); a call that threw matches none.
+     *
+     * @param outcomes the expected outcomes, one per handler call, in order
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
      */
     public JourneyAssert hasOutcomes(Outcome... outcomes) {
         List<Outcome> expected = Arrays.asList(outcomes);
@@ -120,7 +172,13 @@ public final class JourneyAssert {
         return this;
     }
 
-    /** The group's dead-letter consumer received the dead letter and acknowledged it after {@code handleDead}. */
+    /**
+     * Asserts that the group's dead-letter consumer received the dead letter and acknowledged it after {@code
+     * handleDead}.
+     *
+     * @return this assertion, to chain the next check
+     * @throws AssertionError when it is not so, showing the whole journey
+     */
     public JourneyAssert deadLetterWasHandled() {
         wasDeadLettered();
         if (!journey.deadLetterHandled()) {
@@ -130,7 +188,7 @@ public final class JourneyAssert {
         return this;
     }
 
-    /** The journey itself, for checks of your own. */
+    /** {@return the journey itself, for checks of your own} */
     public Journey<?> journey() {
         return journey;
     }

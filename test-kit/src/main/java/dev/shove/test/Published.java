@@ -14,6 +14,7 @@ import java.util.Optional;
  * thread-safe.
  *
  * @param <T> the topic's message type
+ * @since 0.1.0
  */
 public final class Published<T> {
     private final Topic<T> topic;
@@ -24,13 +25,13 @@ public final class Published<T> {
         this.message = Objects.requireNonNull(message, "message");
     }
 
-    /** The topic it was published to. */
+    /** {@return the topic it was published to} */
     public Topic<T> topic() {
         return topic;
     }
 
     /**
-     * The message, decoded with the topic's codec.
+     * {@return the message, decoded with the topic's codec}
      *
      * @throws CodecException when the bytes do not decode (raw bytes injected, another codec)
      */
@@ -51,27 +52,33 @@ public final class Published<T> {
         }
     }
 
-    /** The bytes that went to the broker. Do not change the array. */
+    /** {@return the bytes that went to the broker} Do not change the array. */
     public byte[] payload() {
         return message.payload();
     }
 
-    /** Every header it carried: the publisher's own and shove's ({@code shove-message-id}, ...). */
+    /** {@return every header it carried: the publisher's own and shove's ({@code shove-message-id}, ...)} */
     public Map<String, String> headers() {
         return message.headers();
     }
 
-    /** One header, if present. */
+    /**
+     * {@return one header, if present}
+     *
+     * @param name the header's name
+     */
     public Optional<String> header(String name) {
         return Optional.ofNullable(message.headers().get(name));
     }
 
-    /** The id shove stamped on it ({@value ShoveHeaders#MESSAGE_ID}); empty for raw bytes injected without one. */
+    /**
+     * {@return the id shove stamped on it ({@value ShoveHeaders#MESSAGE_ID}); empty for raw bytes injected without one}
+     */
     public Optional<String> messageId() {
         return header(ShoveHeaders.MESSAGE_ID);
     }
 
-    /** The ordering key of a sequenced topic; empty otherwise. */
+    /** {@return the ordering key of a sequenced topic; empty otherwise} */
     public Optional<String> key() {
         return Optional.ofNullable(message.key());
     }

@@ -16,6 +16,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * ShoveTest.Lifecycle#PER_CLASS}, before the class's first), gives it (or its {@link Broker}) to parameters that ask
  * for one, and closes it when the test (or class) is done, after its {@code @AfterEach} (or {@code @AfterAll})
  * methods. Stateless and thread-safe: each kit lives in its test's extension store.
+ *
+ * @since 0.1.0
  */
 public final class ShoveExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ShoveExtension.class);

@@ -42,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The broker's transport is wrapped in a recorder that passes every call through unchanged: the application's code
  * runs against the real backend. Thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class ShoveKit {
     /** How long {@link #awaitIdle(Topic[])} waits at most. */
@@ -84,12 +86,12 @@ public final class ShoveKit {
         this.transport = recording.transport();
     }
 
-    /** The connected broker. It is closed by the extension; do not close it yourself. */
+    /** {@return the connected broker} It is closed by the extension; do not close it yourself. */
     public Broker<?> broker() {
         return broker;
     }
 
-    /** The broker's publisher: {@code broker().publisher()}. */
+    /** {@return the broker's publisher: {@code broker().publisher()}} */
     public Publisher publisher() {
         return broker.publisher();
     }
@@ -98,24 +100,27 @@ public final class ShoveKit {
      * A new consumer group of the broker whose handler calls the kit records for {@link #journey journeys}: the
      * broker's own group with a recording interceptor around every other (batch handlers are recorded too). Use it
      * as {@code broker().consumerGroup()}, e.g. {@code kit.consumerGroup().withContext(state).register(...)}.
+     *
+     * @return a new recording consumer group with no context
      */
     public ConsumerGroup<?, NoContext> consumerGroup() {
         return RecordingGroup.of(broker.consumerGroup(), recorder, ledger);
     }
 
-    /** The registry the broker's meters go to ({@code shove.messages.*}), to assert on counts. */
+    /** {@return the registry the broker's meters go to ({@code shove.messages.*}), to assert on counts} */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
     }
 
-    /** Where the broker came from. */
+    /** {@return where the broker came from} */
     public Source source() {
         return source;
     }
 
     /**
-     * Which broker this is and why, without secrets: {@code the in-memory broker}, {@code kafka in a container
-     * (apache/kafka:4.1.0) at kafka://localhost:32770}, or the in-memory broker and why no container could start.
+     * {@return which broker this is and why, without secrets: {@code the in-memory broker}, {@code kafka in a
+     * container (apache/kafka:4.1.0) at kafka://localhost:32770}, or the in-memory broker and why no container could
+     * start}
      */
     public String description() {
         return description;
@@ -127,6 +132,10 @@ public final class ShoveKit {
      * Every message the broker accepted for {@code topic} since the kit began (or was {@linkplain #clear()
      * cleared}), in the order it accepted them: published by the application, replies of handlers, dead letters
      * replayed, raw bytes {@linkplain #inject injected}.
+     *
+     * @param topic the topic
+     * @param <T> the message type
+     * @return the accepted messages, oldest first
      */
     public <T> List<Published<T>> published(Topic<T> topic) {
         Objects.requireNonNull(topic, "topic");
@@ -140,6 +149,9 @@ public final class ShoveKit {
     /**
      * The messages of {@link #published(Topic)}, decoded with the topic's codec.
      *
+     * @param topic the topic
+     * @param <T> the message type
+     * @return the accepted messages, decoded, oldest first
      * @throws dev.shove.CodecException when one does not decode
      */
     public <T> List<T> publishedMessages(Topic<T> topic) {
@@ -152,6 +164,9 @@ public final class ShoveKit {
      * shove-sequence-key} in {@code headers} chooses the key. Declares the topic first; returns once the broker
      * accepted the message. Works on every backend.
      *
+     * @param topic the topic to put the message on
+     * @param payload the bytes, as they are
+     * @param headers every header the message carries; {@code shove-} headers included
      * @throws PublishException when the broker refuses it
      */
     public void inject(Topic<?> topic, byte[] payload, Map<String, String> headers) {
@@ -184,6 +199,9 @@ public final class ShoveKit {
     /**
      * Waits until the topics go idle, at most {@link #DEFAULT_IDLE_TIMEOUT}; with no topics, every topic something
      * consumes through this broker. See {@link #awaitIdle(Duration, Topic[])}.
+     *
+     * @param topics the topics to wait for; none for every consumed topic
+     * @throws AssertionError when the topics do not go idle in time, naming what still moved
      */
     public void awaitIdle(Topic<?>... topics) {
         awaitIdle(DEFAULT_IDLE_TIMEOUT, topics);
@@ -196,6 +214,8 @@ public final class ShoveKit {
      * tier, and no dead letter still to reach a running dead-letter consumer. Dead letters that wait in the dead-letter
      * queue with nobody consuming it are at rest. With no topics, every topic something consumes through this broker.
      *
+     * @param timeout how long to wait
+     * @param topics the topics to wait for; none for every consumed topic
      * @throws AssertionError when the topics do not go idle within {@code timeout}, naming what still moved
      * @throws IllegalStateException when no topic is named and nothing consumes any yet
      */
@@ -277,6 +297,10 @@ public final class ShoveKit {
      * The journey of the message with id {@code messageId} through the kit's consumer group of {@code topic}: a
      * snapshot of what happened to it so far (call {@link #awaitIdle} first).
      *
+     * @param topic the topic
+     * @param messageId the message's {@code shove-message-id}
+     * @param <T> the message type
+     * @return the journey
      * @throws AssertionError when no such message was published to or delivered from the topic, when only groups
      *     not made through {@link #consumerGroup()} consumed it, or when several of the kit's groups did (then use
      *     {@link #journeys(Topic)} and choose by {@link Journey#group()})
@@ -318,6 +342,10 @@ public final class ShoveKit {
      * The journey of the one message of {@code topic} that {@code which} matches (decoded with the topic's codec),
      * among those published to it or delivered from it; see {@link #journey(Topic, String)}.
      *
+     * @param topic the topic
+     * @param which chooses the message
+     * @param <T> the message type
+     * @return the journey
      * @throws AssertionError when no message matches, or more than one does
      */
     public <T> Journey<T> journey(Topic<T> topic, Predicate<? super T> which) {
@@ -344,6 +372,10 @@ public final class ShoveKit {
      * The journeys of every message published to or delivered from {@code topic}, in the order the kit first saw
      * them, one per message and kit group that consumed it (a message no kit group received yet has one {@link
      * Journey.Fate#PENDING} journey when one kit group consumes the topic).
+     *
+     * @param topic the topic
+     * @param <T> the message type
+     * @return the journeys, possibly none
      */
     public <T> List<Journey<T>> journeys(Topic<T> topic) {
         Objects.requireNonNull(topic, "topic");

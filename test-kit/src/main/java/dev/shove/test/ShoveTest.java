@@ -42,6 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>Put it on a class (a {@code @Nested} class inherits its enclosing class's); {@code
  * @ExtendWith(ShoveExtension.class)} alone means every default.
+ * @since 0.1.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -63,25 +64,25 @@ public @interface ShoveTest {
     String DOCKER_PROPERTY = "shove.test.docker";
 
     /**
-     * The backend to run on in a container when no broker URI is given: {@code kafka}, {@code rabbitmq}, {@code
-     * redis} or {@code nats} (its backend module must be on the test class path); {@code memory} or empty (the
-     * default) for the in-memory broker.
+     * {@return the backend to run on in a container when no broker URI is given: {@code kafka}, {@code rabbitmq},
+     * {@code redis} or {@code nats}, or {@code memory} or empty (the default) for the in-memory broker} The backend's
+     * module must be on the test class path.
      */
     String backend() default "";
 
     /**
-     * The container image for {@link #backend()}, instead of the kit's default for it (e.g. {@code
-     * apache/kafka:4.1.0}); empty for the default.
+     * {@return the container image for {@link #backend()}, instead of the kit's default for it (e.g. {@code
+     * apache/kafka:4.1.0})} Empty for the default.
      */
     String image() default "";
 
     /**
-     * Whether the test needs {@link #backend()}: when neither the broker URI nor a container gives a broker of that
-     * backend, the test is skipped (with the reason) instead of running on the in-memory broker.
+     * {@return whether the test needs {@link #backend()}} When neither the broker URI nor a container gives a broker of
+     * that backend, the test is skipped (with the reason) instead of running on the in-memory broker.
      */
     boolean requireBackend() default false;
 
-    /** How long a broker lives: one per test method (the default), or one for the whole class. */
+    /** {@return how long a broker lives: one per test method (the default), or one for the whole class} */
     Lifecycle lifecycle() default Lifecycle.PER_METHOD;
 
     /** How long a kit's broker lives. */
