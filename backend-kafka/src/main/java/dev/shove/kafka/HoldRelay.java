@@ -33,20 +33,34 @@ import org.slf4j.LoggerFactory;
  * member of one Kafka consumer group ({@code shove-relay-{topic}}), so the hold partitions are shared between the
  * processes and a relay that dies is replaced by the others after the session timeout.
  *
- * <p>Why a partition is paused until its head is due: a hold topic holds copies of one delay tier, appended in the
- * order they were made, so their due times ({@code shove-not-before}) rise along each partition. The relay reads a
- * partition, republishes the records that are due (all headers kept, to the partition they came from), and when the
- * head record is not due yet it pauses the partition and polls again at most when that record falls due. An offset is
- * committed only after the republished record is acknowledged by the broker, and only contiguously, so a relay killed
- * at any moment loses nothing (at worst a record is brought back twice).
+ * <p>Why a partition is paused until its head is due, and why a head may be moved to the end: a hold topic holds copies
+ * of one delay tier, appended in the order they were made, so their due times ({@code shove-not-before}) rise along
+ * each partition, and the head is the next one due. The relay reads a partition, republishes the records that are due
+ * (all headers kept, to the partition they came from), and when the head record is not due yet it pauses the
+ * partition and polls again at most when that record falls due. One kind of copy breaks the rising order: a delay
+ * longer than the longest tier waits in that tier (the core rounds it down to no tier, it keeps the full delay in
+ * {@code shove-not-before}), so it stays at the head far longer than the tier and would hold up every copy behind it.
+ * Such a head, once its tier's delay has passed since it was appended, is appended again to the end of its own hold
+ * partition unchanged and the relay moves on: it goes round the tier until it is due, never delaying another retry.
+ * An offset is committed only after the republished (or re-appended) record is acknowledged by the broker, and only
+ * contiguously, so a relay killed at any moment loses nothing (at worst a record is brought back twice).
  */
 final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
     private static final long MAX_WAIT_MS = 100;
 
-    /** The broker's answer to one republished record. */
+    /**
+     * How far past its tier a head may still be due before it is moved to the end of its partition rather than waited
+     * for: a copy appended a little after its due time was computed (or stamped by a broker clock) is waited for.
+     */
+    static final long OVERSTAY_SLACK_MS = 100;
+
+    /** The broker's answer to one republished ({@code moved}: re-appended to its hold partition) record. */
     private record Ack(
-            PartitionState state, long offset, @Nullable Throwable failure) {}
+            PartitionState state,
+            long offset,
+            boolean moved,
+            @Nullable Throwable failure) {}
 
     /** The consumer group of a topic's hold relays: its offsets in the hold topics say what still waits there. */
     static String groupId(Topic<?> topic) {
@@ -56,6 +70,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private final KafkaTransport transport;
     private final WireHeaders wireHeaders;
     private final Topic<?> topic;
+    private final Map<String, Long> tierDelayMs = new HashMap<>();
     private final String groupId;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
@@ -69,12 +84,16 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private int completedSinceCommit;
     private long firstCompletionNanos;
     private long relayed;
+    private long reappended;
 
     HoldRelay(KafkaTransport transport, Topic<?> topic) {
         this.transport = transport;
         this.wireHeaders = transport.context().wireHeaders();
         this.topic = topic;
         this.groupId = groupId(topic);
+        for (HoldTier tier : topic.holdTiers()) {
+            tierDelayMs.put(tier.queue(), tier.delay().toMillis());
+        }
         this.consumer = new KafkaConsumer<>(
                 transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
         this.thread = Thread.ofPlatform()
@@ -119,7 +138,10 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         }
     }
 
-    /** Republishes the due records; pauses partitions whose head is not due. Returns how long to poll for. */
+    /**
+     * Republishes the due records and moves overstaying heads to the end of their partition; pauses partitions whose
+     * head is not due. Returns how long to poll for.
+     */
     private long relayDue() {
         long now = System.currentTimeMillis();
         long wait = MAX_WAIT_MS;
@@ -132,16 +154,28 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 queue.clear();
                 continue;
             }
+            long tierMs = tierDelayMs.getOrDefault(tp.topic(), 0L);
             while (!queue.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> head = queue.peekFirst();
                 long due = wireHeaders.notBefore(KafkaHeaders.get(head.headers(), ShoveHeaders.NOT_BEFORE), now);
+                boolean reappend = false;
                 if (due > now) {
-                    wait = Math.min(wait, due - now);
-                    break;
+                    // when the tier would have let it out: its append time plus the tier's delay
+                    long tierEnd = head.timestamp() + tierMs;
+                    boolean overstays = due - Math.max(now, tierEnd) > OVERSTAY_SLACK_MS;
+                    if (!overstays || tierEnd > now) {
+                        wait = Math.min(wait, (overstays ? Math.min(due, tierEnd) : due) - now);
+                        break;
+                    }
+                    reappend = true;
                 }
                 queue.pollFirst();
                 if (state.admit(head.offset())) {
-                    republish(state, head, mainPartitions);
+                    if (reappend) {
+                        reappend(state, head);
+                    } else {
+                        republish(state, head, mainPartitions);
+                    }
                 }
             }
             if (queue.isEmpty()) {
@@ -153,6 +187,21 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             }
         }
         return wait;
+    }
+
+    /**
+     * Appends a copy that is not due, but has waited out its tier, to the end of its own hold partition, unchanged
+     * (key, value, every header); its offset completes once the broker has the new copy.
+     */
+    private void reappend(PartitionState state, ConsumerRecord<byte[], byte[]> r) {
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(
+                r.topic(),
+                r.partition(),
+                r.key(),
+                r.value(),
+                new RecordHeaders(r.headers().toArray()));
+        long offset = r.offset();
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, true, failure)));
     }
 
     private void republish(PartitionState state, ConsumerRecord<byte[], byte[]> r, int mainPartitions) {
@@ -175,7 +224,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 r.value(),
                 new RecordHeaders(r.headers().toArray()));
         long offset = r.offset();
-        transport.relay(out, failure -> acks.add(new Ack(state, offset, failure)));
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, false, failure)));
     }
 
     private void applyAcks(long waitNanos) throws InterruptedException {
@@ -185,7 +234,11 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             if (owned.get(state.partition) == state) {
                 if (ack.failure() == null) {
                     state.complete(ack.offset(), null);
-                    relayed++;
+                    if (ack.moved()) {
+                        reappended++;
+                    } else {
+                        relayed++;
+                    }
                     if (completedSinceCommit++ == 0) {
                         firstCompletionNanos = System.nanoTime();
                     }
@@ -321,7 +374,12 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("closing the hold relay of topic '{}': {}", topic.name(), e.toString());
         }
-        log.debug("the hold relay of topic '{}' stopped after bringing back {} record(s)", topic.name(), relayed);
+        log.debug(
+                "the hold relay of topic '{}' stopped after bringing back {} record(s) and moving {} not yet due to the"
+                        + " end of their hold partition",
+                topic.name(),
+                relayed,
+                reappended);
     }
 
     @Override
