@@ -4,6 +4,9 @@ import dev.shove.HoldTier;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.spi.WireHeaders;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -49,6 +53,12 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
     private static final long MAX_WAIT_MS = 100;
 
+    /** The first wait before a failed relay is restarted; it doubles with each failure in a row. */
+    static final Duration RESTART_BACKOFF_MIN = Duration.ofSeconds(1);
+
+    /** The longest wait before a failed relay is restarted; a relay that ran this long fails afresh. */
+    static final Duration RESTART_BACKOFF_MAX = Duration.ofSeconds(30);
+
     /**
      * How far past its tier a head may still be due before it is moved to the end of its partition rather than waited
      * for: a copy appended a little after its due time was computed (or stamped by a broker clock) is waited for.
@@ -72,10 +82,18 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private final Topic<?> topic;
     private final Map<String, Long> tierDelayMs = new HashMap<>();
     private final String groupId;
-    private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
     private final LinkedBlockingQueue<Ack> acks = new LinkedBlockingQueue<>();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final MeterRegistry registry;
+    private final Gauge upGauge;
+    private final Counter restarts;
     private volatile boolean closing;
+    /** Whether the relay runs; false from a failure until the restarted relay has polled once. */
+    private volatile boolean up = true;
+
+    // Relay thread only; the consumer and the partition state are replaced on every restart.
+    private KafkaConsumer<byte[], byte[]> consumer;
 
     // Relay thread only.
     private final Map<TopicPartition, PartitionState> owned = new HashMap<>();
@@ -94,8 +112,16 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         for (HoldTier tier : topic.holdTiers()) {
             tierDelayMs.put(tier.queue(), tier.delay().toMillis());
         }
-        this.consumer = new KafkaConsumer<>(
-                transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
+        this.registry = transport.context().meterRegistry();
+        this.upGauge = Gauge.builder("shove.kafka.relay.up", this, r -> r.up ? 1 : 0)
+                .description("1 while the hold relay of the topic runs in this process, 0 while it restarts after a"
+                        + " failure")
+                .tag("topic", topic.name())
+                .register(registry);
+        this.restarts = Counter.builder("shove.kafka.relay.restarts")
+                .description("restarts of the hold relay of the topic after a failure")
+                .tag("topic", topic.name())
+                .register(registry);
         this.thread = Thread.ofPlatform()
                 .name("shove-kafka-relay-" + topic.name())
                 .daemon()
@@ -106,7 +132,58 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         thread.start();
     }
 
+    /**
+     * Runs the relay until it is closed. A relay that fails (an exception from the client: lost authorization, a fenced
+     * member, anything) is restarted with a fresh consumer after a back-off, doubling from {@link #RESTART_BACKOFF_MIN}
+     * to {@link #RESTART_BACKOFF_MAX}; each failure is logged, counted and shown in the connection's health until the
+     * restarted relay has polled once. Nothing is lost meanwhile: the hold topics keep the copies, and the relay group's
+     * committed offsets say where the next relay starts.
+     */
     private void run() {
+        long backoffMs = RESTART_BACKOFF_MIN.toMillis();
+        int failures = 0;
+        while (!closing) {
+            long startedNanos = System.nanoTime();
+            try {
+                relayUntilClosed();
+                return;
+            } catch (Throwable t) {
+                if (closing) {
+                    return;
+                }
+                if (System.nanoTime() - startedNanos > RESTART_BACKOFF_MAX.toNanos()) {
+                    backoffMs = RESTART_BACKOFF_MIN.toMillis(); // it ran well for a while: start the back-off afresh
+                    failures = 0;
+                }
+                failures++;
+                up = false;
+                restarts.increment();
+                String detail = ("the hold relay of topic '%s' failed (%d time(s) in a row) and restarts in %d ms;"
+                                + " until then the topic's retries wait in its hold topics: %s")
+                        .formatted(topic.name(), failures, backoffMs, t);
+                log.error("{}", detail, t);
+                transport.relayFailed(topic.name(), detail);
+                try {
+                    if (closed.await(backoffMs, TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MAX.toMillis());
+            }
+        }
+    }
+
+    /** One life of the relay: a consumer of its own, polling and relaying until closed or until something throws. */
+    private void relayUntilClosed() throws InterruptedException {
+        owned.clear();
+        waiting.clear();
+        pausedParts.clear();
+        acks.clear();
+        completedSinceCommit = 0;
+        consumer = new KafkaConsumer<>(
+                transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
         List<String> holdTopics =
                 topic.holdTiers().stream().map(HoldTier::queue).toList();
         try {
@@ -123,15 +200,11 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     waiting.computeIfAbsent(tp, k -> new ArrayDeque<>()).addLast(r);
                 }
-            }
-        } catch (Throwable t) {
-            if (!closing) {
-                log.error(
-                        "the hold relay of topic '{}' failed; retries wait in its hold topics until a consumer of the"
-                                + " topic starts again: {}",
-                        topic.name(),
-                        t.toString(),
-                        t);
+                if (!up) {
+                    up = true;
+                    log.info("the hold relay of topic '{}' runs again", topic.name());
+                    transport.relayRecovered(topic.name());
+                }
             }
         } finally {
             shutdown();
@@ -385,6 +458,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        closed.countDown();
+        registry.remove(upGauge);
+        registry.remove(restarts);
         if (Thread.currentThread() == thread) {
             return;
         }

@@ -8,12 +8,22 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -67,5 +77,119 @@ class KafkaHoldRelayIT {
                 .toList();
         assertThat(dueTimes).hasSize(1);
         assertThat(dueTimes.getFirst() - firstSeen.get("long")).isBetween(3_590_000L, 3_610_000L);
+    }
+
+    @Test
+    @DisplayName("a hold relay that fails restarts by itself after a back-off, and health and meters show it meanwhile")
+    void failedRelayRestarts() {
+        String name = kafka.topicName("relay-fail");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(300))
+                .dlq()
+                .build();
+        KafkaConfig config = KafkaConfig.builder(KafkaFixture.bootstrap())
+                .partitions(1)
+                .sessionTimeout(Duration.ofSeconds(6))
+                .clientProperty("interceptor.classes", RelayBreaker.class.getName())
+                .build();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        List<Integer> attempts = new CopyOnWriteArrayList<>();
+        RelayBreaker.arm(HoldRelay.groupId(topic), 2); // the relay fails on its first two reads of the hold copy
+        try (Broker<Kafka> broker = Broker.builder(config).meterRegistry(meters).connect()) {
+            var group = broker.consumerGroup();
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
+                attempts.add(meta.retryCount());
+                return meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();
+            });
+            group.start();
+            broker.publisher().publish(topic, new Msg("m"));
+
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !broker.connection().connected()
+                            && broker.connection().detail().contains("hold relay of topic '" + name + "'"));
+            assertThat(group.health().isReady()).isFalse();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> attempts.size() == 2);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> broker.connection().connected());
+            assertThat(RelayBreaker.left.get()).isLessThanOrEqualTo(0);
+            assertThat(meters.get("shove.kafka.relay.up")
+                            .tag("topic", name)
+                            .gauge()
+                            .value())
+                    .isEqualTo(1.0);
+            assertThat(meters.get("shove.kafka.relay.restarts")
+                            .tag("topic", name)
+                            .counter()
+                            .count())
+                    .isEqualTo(2.0);
+            assertThat(meters.get("shove.backend.errors")
+                            .tag("backend", "kafka")
+                            .tag("kind", "relay")
+                            .counter()
+                            .count())
+                    .isEqualTo(2.0);
+            kafka.assertStopsCleanly(group);
+        } finally {
+            RelayBreaker.arm("", 0);
+        }
+        assertThat(attempts).containsExactly(0, 1);
+    }
+
+    /**
+     * Makes the hold relay of one topic fail: installed in every client through {@code interceptor.classes} (so it is a
+     * producer interceptor too, passing everything), it
+     * throws from the poll of that relay's consumer (its group id) while it has records and failures are left. An
+     * {@link Error}, because kafka-clients catches and logs the exceptions of interceptors.
+     */
+    public static final class RelayBreaker
+            implements ConsumerInterceptor<byte[], byte[]>, ProducerInterceptor<byte[], byte[]> {
+        static volatile String group = "";
+        static final AtomicInteger left = new AtomicInteger();
+
+        private String myGroup = "";
+
+        public RelayBreaker() {}
+
+        static void arm(String relayGroup, int failures) {
+            group = relayGroup;
+            left.set(failures);
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            myGroup = String.valueOf(configs.get("group.id"));
+        }
+
+        @Override
+        public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
+            if (!records.isEmpty() && myGroup.equals(group) && left.getAndDecrement() > 0) {
+                throw new RelayBroken("the relay of group " + myGroup + " breaks (test)");
+            }
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {}
+
+        @Override
+        public ProducerRecord<byte[], byte[]> onSend(ProducerRecord<byte[], byte[]> record) {
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {}
+
+        @Override
+        public void close() {}
+    }
+
+    /** The failure {@link RelayBreaker} throws. */
+    static final class RelayBroken extends Error {
+        private static final long serialVersionUID = 1L;
+
+        RelayBroken(String message) {
+            super(message);
+        }
     }
 }
