@@ -136,6 +136,50 @@ class KafkaHoldRelayIT {
         assertThat(attempts).containsExactly(0, 1);
     }
 
+    @Test
+    @DisplayName("a group skips the retries of another group that come back to the main topic, and counts them")
+    void otherGroupsRetriesAreCounted() {
+        String name = kafka.topicName("relay-groups");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(300))
+                .dlq()
+                .build();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        List<Integer> retrying = new CopyOnWriteArrayList<>();
+        List<Integer> acking = new CopyOnWriteArrayList<>();
+        try (Broker<Kafka> broker =
+                Broker.builder(kafka.config(1)).meterRegistry(meters).connect()) {
+            var groupA = broker.consumerGroup();
+            groupA.register(topic, ConsumerGroupConfig.builder().groupName("a").build(), () -> (m, meta, c) -> {
+                retrying.add(meta.retryCount());
+                return meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();
+            });
+            var groupB = broker.consumerGroup();
+            groupB.register(topic, ConsumerGroupConfig.builder().groupName("b").build(), () -> (m, meta, c) -> {
+                acking.add(meta.retryCount());
+                return Outcome.ack();
+            });
+            groupA.start();
+            groupB.start();
+            broker.publisher().publish(topic, new Msg("m"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> retrying.size() == 2);
+            await().atMost(Duration.ofSeconds(15)).until(() -> skipped(meters, name, "b") == 1.0);
+            kafka.assertStopsCleanly(groupA);
+            kafka.assertStopsCleanly(groupB);
+        }
+        assertThat(retrying).containsExactly(0, 1);
+        assertThat(acking).containsExactly(0); // b never ran a's retry
+        assertThat(skipped(meters, name, "a")).isZero();
+    }
+
+    private static double skipped(SimpleMeterRegistry meters, String topic, String group) {
+        var counter = meters.find("shove.kafka.retries.skipped")
+                .tag("topic", topic)
+                .tag("consumer_group", group)
+                .counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     /**
      * Makes the hold relay of one topic fail: installed in every client through {@code interceptor.classes} (so it is a
      * producer interceptor too, passing everything), it
