@@ -81,15 +81,22 @@ final class KafkaTopology implements AutoCloseable {
         }
         topic.dlq().ifPresent(dlq -> wanted.put(dlq, config.partitions()));
         Map<String, Map<String, String>> configs = new HashMap<>();
+        configs.put(topic.name(), config.topicConfigs());
         if (!topic.isSequenced() && !topic.isBroadcast()) {
             for (HoldTier tier : topic.holdTiers()) {
-                configs.put(
-                        tier.queue(),
-                        Map.of(
-                                "retention.ms",
-                                Long.toString(holdRetention(tier.delay()).toMillis())));
+                Map<String, String> hold = new HashMap<>(config.topicConfigs());
+                hold.put(
+                        "retention.ms",
+                        Long.toString(holdRetention(tier.delay()).toMillis()));
+                hold.putAll(config.holdTopicConfigs());
+                configs.put(tier.queue(), hold);
             }
         }
+        topic.dlq().ifPresent(dlq -> {
+            Map<String, String> dead = new HashMap<>(config.topicConfigs());
+            dead.putAll(config.deadLetterTopicConfigs());
+            configs.put(dlq, dead);
+        });
         String shape = wanted.toString();
         if (declared.contains(shape)) {
             return;

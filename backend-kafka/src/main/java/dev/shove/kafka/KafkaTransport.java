@@ -37,6 +37,7 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -204,6 +205,16 @@ final class KafkaTransport implements Transport {
     private PublishException publishError(String topic, Throwable error) {
         if (error instanceof PublishException p) {
             return p;
+        }
+        if (error instanceof RecordTooLargeException) {
+            return new PublishException(
+                    ("Kafka refused a message for topic '%s' as too large: %s; for messages over 1 MB raise"
+                                    + " max.message.bytes on the topic (KafkaConfig.topicConfig, or kafka-configs"
+                                    + " --alter for an existing topic) and the producer's max.request.size"
+                                    + " (KafkaConfig.clientProperty); see docs/backends/kafka.md, Large messages")
+                            .formatted(topic, String.valueOf(error.getMessage()).replaceAll("\\.$", "")),
+                    error,
+                    false);
         }
         boolean retriable = error instanceof RetriableException
                 || error instanceof org.apache.kafka.common.errors.TimeoutException
