@@ -4,6 +4,9 @@ import dev.shove.HoldTier;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.spi.WireHeaders;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -33,20 +37,40 @@ import org.slf4j.LoggerFactory;
  * member of one Kafka consumer group ({@code shove-relay-{topic}}), so the hold partitions are shared between the
  * processes and a relay that dies is replaced by the others after the session timeout.
  *
- * <p>Why a partition is paused until its head is due: a hold topic holds copies of one delay tier, appended in the
- * order they were made, so their due times ({@code shove-not-before}) rise along each partition. The relay reads a
- * partition, republishes the records that are due (all headers kept, to the partition they came from), and when the
- * head record is not due yet it pauses the partition and polls again at most when that record falls due. An offset is
- * committed only after the republished record is acknowledged by the broker, and only contiguously, so a relay killed
- * at any moment loses nothing (at worst a record is brought back twice).
+ * <p>Why a partition is paused until its head is due, and why a head may be moved to the end: a hold topic holds copies
+ * of one delay tier, appended in the order they were made, so their due times ({@code shove-not-before}) rise along
+ * each partition, and the head is the next one due. The relay reads a partition, republishes the records that are due
+ * (all headers kept, to the partition they came from), and when the head record is not due yet it pauses the
+ * partition and polls again at most when that record falls due. One kind of copy breaks the rising order: a delay
+ * longer than the longest tier waits in that tier (the core rounds it down to no tier, it keeps the full delay in
+ * {@code shove-not-before}), so it stays at the head far longer than the tier and would hold up every copy behind it.
+ * Such a head, once its tier's delay has passed since it was appended, is appended again to the end of its own hold
+ * partition unchanged and the relay moves on: it goes round the tier until it is due, never delaying another retry.
+ * An offset is committed only after the republished (or re-appended) record is acknowledged by the broker, and only
+ * contiguously, so a relay killed at any moment loses nothing (at worst a record is brought back twice).
  */
 final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
     private static final long MAX_WAIT_MS = 100;
 
-    /** The broker's answer to one republished record. */
+    /** The first wait before a failed relay is restarted; it doubles with each failure in a row. */
+    static final Duration RESTART_BACKOFF_MIN = Duration.ofSeconds(1);
+
+    /** The longest wait before a failed relay is restarted; a relay that ran this long fails afresh. */
+    static final Duration RESTART_BACKOFF_MAX = Duration.ofSeconds(30);
+
+    /**
+     * How far past its tier a head may still be due before it is moved to the end of its partition rather than waited
+     * for: a copy appended a little after its due time was computed (or stamped by a broker clock) is waited for.
+     */
+    static final long OVERSTAY_SLACK_MS = 100;
+
+    /** The broker's answer to one republished ({@code moved}: re-appended to its hold partition) record. */
     private record Ack(
-            PartitionState state, long offset, @Nullable Throwable failure) {}
+            PartitionState state,
+            long offset,
+            boolean moved,
+            @Nullable Throwable failure) {}
 
     /** The consumer group of a topic's hold relays: its offsets in the hold topics say what still waits there. */
     static String groupId(Topic<?> topic) {
@@ -56,11 +80,20 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private final KafkaTransport transport;
     private final WireHeaders wireHeaders;
     private final Topic<?> topic;
+    private final Map<String, Long> tierDelayMs = new HashMap<>();
     private final String groupId;
-    private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
     private final LinkedBlockingQueue<Ack> acks = new LinkedBlockingQueue<>();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final MeterRegistry registry;
+    private final Gauge upGauge;
+    private final Counter restarts;
     private volatile boolean closing;
+    /** Whether the relay runs; false from a failure until the restarted relay has polled once. */
+    private volatile boolean up = true;
+
+    // Relay thread only; the consumer and the partition state are replaced on every restart.
+    private KafkaConsumer<byte[], byte[]> consumer;
 
     // Relay thread only.
     private final Map<TopicPartition, PartitionState> owned = new HashMap<>();
@@ -69,14 +102,26 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private int completedSinceCommit;
     private long firstCompletionNanos;
     private long relayed;
+    private long reappended;
 
     HoldRelay(KafkaTransport transport, Topic<?> topic) {
         this.transport = transport;
         this.wireHeaders = transport.context().wireHeaders();
         this.topic = topic;
         this.groupId = groupId(topic);
-        this.consumer = new KafkaConsumer<>(
-                transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
+        for (HoldTier tier : topic.holdTiers()) {
+            tierDelayMs.put(tier.queue(), tier.delay().toMillis());
+        }
+        this.registry = transport.context().meterRegistry();
+        this.upGauge = Gauge.builder("shove.kafka.relay.up", this, r -> r.up ? 1 : 0)
+                .description("1 while the hold relay of the topic runs in this process, 0 while it restarts after a"
+                        + " failure")
+                .tag("topic", topic.name())
+                .register(registry);
+        this.restarts = Counter.builder("shove.kafka.relay.restarts")
+                .description("restarts of the hold relay of the topic after a failure")
+                .tag("topic", topic.name())
+                .register(registry);
         this.thread = Thread.ofPlatform()
                 .name("shove-kafka-relay-" + topic.name())
                 .daemon()
@@ -87,7 +132,58 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         thread.start();
     }
 
+    /**
+     * Runs the relay until it is closed. A relay that fails (an exception from the client: lost authorization, a fenced
+     * member, anything) is restarted with a fresh consumer after a back-off, doubling from {@link #RESTART_BACKOFF_MIN}
+     * to {@link #RESTART_BACKOFF_MAX}; each failure is logged, counted and shown in the connection's health until the
+     * restarted relay has polled once. Nothing is lost meanwhile: the hold topics keep the copies, and the relay group's
+     * committed offsets say where the next relay starts.
+     */
     private void run() {
+        long backoffMs = RESTART_BACKOFF_MIN.toMillis();
+        int failures = 0;
+        while (!closing) {
+            long startedNanos = System.nanoTime();
+            try {
+                relayUntilClosed();
+                return;
+            } catch (Throwable t) {
+                if (closing) {
+                    return;
+                }
+                if (System.nanoTime() - startedNanos > RESTART_BACKOFF_MAX.toNanos()) {
+                    backoffMs = RESTART_BACKOFF_MIN.toMillis(); // it ran well for a while: start the back-off afresh
+                    failures = 0;
+                }
+                failures++;
+                up = false;
+                restarts.increment();
+                String detail = ("the hold relay of topic '%s' failed (%d time(s) in a row) and restarts in %d ms;"
+                                + " until then the topic's retries wait in its hold topics: %s")
+                        .formatted(topic.name(), failures, backoffMs, t);
+                log.error("{}", detail, t);
+                transport.relayFailed(topic.name(), detail);
+                try {
+                    if (closed.await(backoffMs, TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MAX.toMillis());
+            }
+        }
+    }
+
+    /** One life of the relay: a consumer of its own, polling and relaying until closed or until something throws. */
+    private void relayUntilClosed() throws InterruptedException {
+        owned.clear();
+        waiting.clear();
+        pausedParts.clear();
+        acks.clear();
+        completedSinceCommit = 0;
+        consumer = new KafkaConsumer<>(
+                transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
         List<String> holdTopics =
                 topic.holdTiers().stream().map(HoldTier::queue).toList();
         try {
@@ -104,22 +200,21 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     waiting.computeIfAbsent(tp, k -> new ArrayDeque<>()).addLast(r);
                 }
-            }
-        } catch (Throwable t) {
-            if (!closing) {
-                log.error(
-                        "the hold relay of topic '{}' failed; retries wait in its hold topics until a consumer of the"
-                                + " topic starts again: {}",
-                        topic.name(),
-                        t.toString(),
-                        t);
+                if (!up) {
+                    up = true;
+                    log.info("the hold relay of topic '{}' runs again", topic.name());
+                    transport.relayRecovered(topic.name());
+                }
             }
         } finally {
             shutdown();
         }
     }
 
-    /** Republishes the due records; pauses partitions whose head is not due. Returns how long to poll for. */
+    /**
+     * Republishes the due records and moves overstaying heads to the end of their partition; pauses partitions whose
+     * head is not due. Returns how long to poll for.
+     */
     private long relayDue() {
         long now = System.currentTimeMillis();
         long wait = MAX_WAIT_MS;
@@ -132,16 +227,28 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 queue.clear();
                 continue;
             }
+            long tierMs = tierDelayMs.getOrDefault(tp.topic(), 0L);
             while (!queue.isEmpty()) {
                 ConsumerRecord<byte[], byte[]> head = queue.peekFirst();
                 long due = wireHeaders.notBefore(KafkaHeaders.get(head.headers(), ShoveHeaders.NOT_BEFORE), now);
+                boolean reappend = false;
                 if (due > now) {
-                    wait = Math.min(wait, due - now);
-                    break;
+                    // when the tier would have let it out: its append time plus the tier's delay
+                    long tierEnd = head.timestamp() + tierMs;
+                    boolean overstays = due - Math.max(now, tierEnd) > OVERSTAY_SLACK_MS;
+                    if (!overstays || tierEnd > now) {
+                        wait = Math.min(wait, (overstays ? Math.min(due, tierEnd) : due) - now);
+                        break;
+                    }
+                    reappend = true;
                 }
                 queue.pollFirst();
                 if (state.admit(head.offset())) {
-                    republish(state, head, mainPartitions);
+                    if (reappend) {
+                        reappend(state, head);
+                    } else {
+                        republish(state, head, mainPartitions);
+                    }
                 }
             }
             if (queue.isEmpty()) {
@@ -153,6 +260,21 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             }
         }
         return wait;
+    }
+
+    /**
+     * Appends a copy that is not due, but has waited out its tier, to the end of its own hold partition, unchanged
+     * (key, value, every header); its offset completes once the broker has the new copy.
+     */
+    private void reappend(PartitionState state, ConsumerRecord<byte[], byte[]> r) {
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(
+                r.topic(),
+                r.partition(),
+                r.key(),
+                r.value(),
+                new RecordHeaders(r.headers().toArray()));
+        long offset = r.offset();
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, true, failure)));
     }
 
     private void republish(PartitionState state, ConsumerRecord<byte[], byte[]> r, int mainPartitions) {
@@ -175,7 +297,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 r.value(),
                 new RecordHeaders(r.headers().toArray()));
         long offset = r.offset();
-        transport.relay(out, failure -> acks.add(new Ack(state, offset, failure)));
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, false, failure)));
     }
 
     private void applyAcks(long waitNanos) throws InterruptedException {
@@ -185,7 +307,11 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             if (owned.get(state.partition) == state) {
                 if (ack.failure() == null) {
                     state.complete(ack.offset(), null);
-                    relayed++;
+                    if (ack.moved()) {
+                        reappended++;
+                    } else {
+                        relayed++;
+                    }
                     if (completedSinceCommit++ == 0) {
                         firstCompletionNanos = System.nanoTime();
                     }
@@ -321,12 +447,20 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("closing the hold relay of topic '{}': {}", topic.name(), e.toString());
         }
-        log.debug("the hold relay of topic '{}' stopped after bringing back {} record(s)", topic.name(), relayed);
+        log.debug(
+                "the hold relay of topic '{}' stopped after bringing back {} record(s) and moving {} not yet due to the"
+                        + " end of their hold partition",
+                topic.name(),
+                relayed,
+                reappended);
     }
 
     @Override
     public void close() {
         closing = true;
+        closed.countDown();
+        registry.remove(upGauge);
+        registry.remove(restarts);
         if (Thread.currentThread() == thread) {
             return;
         }

@@ -34,6 +34,19 @@ import org.jspecify.annotations.Nullable;
  * {@code kafka-clients} property to every client shove creates (admin, producer, consumers); shove's own settings that
  * keep its guarantees ({@code enable.auto.commit=false}, {@code acks=all}, idempotence) cannot be overridden.
  *
+ * <p>{@link Builder#topicConfig} (every topic shove creates), {@link Builder#holdTopicConfig} and {@link
+ * Builder#deadLetterTopicConfig} pass broker topic configs ({@code max.message.bytes}, {@code retention.ms}, ...) to the
+ * topics shove creates when it declares a topic; topics that exist already are left as they are. Messages over 1 MB,
+ * for example, need {@code max.message.bytes} on the topics plus the producer's {@code max.request.size}:
+ *
+ * <pre>{@code
+ * KafkaConfig.builder("localhost:9092")
+ *         .topicConfig("max.message.bytes", "4194304")             // main, hold and dead-letter topics
+ *         .clientProperty("max.request.size", "4194304")           // the producer
+ *         .clientProperty("max.partition.fetch.bytes", "4194304")  // consumers: one fetch per large record
+ *         .build();
+ * }</pre>
+ *
  * @since 0.1.0
  */
 public final class KafkaConfig implements BrokerConfig<Kafka> {
@@ -62,6 +75,9 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     private final @Nullable KafkaSsl ssl;
     private final @Nullable KafkaSasl sasl;
     private final Map<String, String> clientProperties;
+    private final Map<String, String> topicConfigs;
+    private final Map<String, String> holdTopicConfigs;
+    private final Map<String, String> deadLetterTopicConfigs;
     private final @Nullable String messageKeyHeader;
     private final Duration commitInterval;
     private final int commitBatch;
@@ -78,6 +94,9 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         this.ssl = b.ssl;
         this.sasl = b.sasl;
         this.clientProperties = Map.copyOf(b.clientProperties);
+        this.topicConfigs = Map.copyOf(b.topicConfigs);
+        this.holdTopicConfigs = Map.copyOf(b.holdTopicConfigs);
+        this.deadLetterTopicConfigs = Map.copyOf(b.deadLetterTopicConfigs);
         this.messageKeyHeader = b.messageKeyHeader;
         this.commitInterval = orDefault(b.commitInterval, DEFAULT_COMMIT_INTERVAL);
         this.commitBatch = b.commitBatch == null ? DEFAULT_COMMIT_BATCH : b.commitBatch;
@@ -187,6 +206,21 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         return clientProperties;
     }
 
+    /** Broker topic configs for every topic shove creates (main, hold, dead-letter), from {@link Builder#topicConfig}. */
+    public Map<String, String> topicConfigs() {
+        return topicConfigs;
+    }
+
+    /** Broker topic configs for the hold topics shove creates, over {@link #topicConfigs()}. */
+    public Map<String, String> holdTopicConfigs() {
+        return holdTopicConfigs;
+    }
+
+    /** Broker topic configs for the dead-letter topics shove creates, over {@link #topicConfigs()}. */
+    public Map<String, String> deadLetterTopicConfigs() {
+        return deadLetterTopicConfigs;
+    }
+
     /**
      * The properties common to every client: bootstrap servers, security (derived from {@link #ssl()} and {@link
      * #sasl()}), then the raw client properties.
@@ -235,7 +269,13 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
                 + (sasl == null ? "" : ", sasl=" + sasl)
                 + (messageKeyHeader == null ? "" : ", messageKeyHeader=" + messageKeyHeader)
                 + ", commitInterval=" + commitInterval + ", commitBatch=" + commitBatch
-                + (shown.isEmpty() ? "" : ", clientProperties=" + shown) + "]";
+                + (shown.isEmpty() ? "" : ", clientProperties=" + shown)
+                + (topicConfigs.isEmpty() ? "" : ", topicConfigs=" + new TreeMap<>(topicConfigs))
+                + (holdTopicConfigs.isEmpty() ? "" : ", holdTopicConfigs=" + new TreeMap<>(holdTopicConfigs))
+                + (deadLetterTopicConfigs.isEmpty()
+                        ? ""
+                        : ", deadLetterTopicConfigs=" + new TreeMap<>(deadLetterTopicConfigs))
+                + "]";
     }
 
     /**
@@ -249,6 +289,9 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         private @Nullable KafkaSsl ssl;
         private @Nullable KafkaSasl sasl;
         private final Map<String, String> clientProperties = new LinkedHashMap<>();
+        private final Map<String, String> topicConfigs = new LinkedHashMap<>();
+        private final Map<String, String> holdTopicConfigs = new LinkedHashMap<>();
+        private final Map<String, String> deadLetterTopicConfigs = new LinkedHashMap<>();
         private @Nullable String messageKeyHeader;
         private @Nullable Duration commitInterval;
         private @Nullable Integer commitBatch;
@@ -347,6 +390,43 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
             }
             clientProperties.put(key, value);
             return this;
+        }
+
+        /**
+         * A broker topic config ({@code max.message.bytes}, {@code retention.ms}, {@code compression.type}, ...) for
+         * every topic shove creates when it declares a topic: main, hold and dead-letter topics. On hold topics,
+         * shove's retention derived from the tier wins over a {@code retention.ms} given here; give one with {@link
+         * #holdTopicConfig} to replace it. Existing topics are not altered. The broker checks names and values when
+         * it creates the topic: a wrong one fails the declaration, naming the topic.
+         */
+        public Builder topicConfig(String key, String value) {
+            putTopicConfig(topicConfigs, "topicConfig", key, value);
+            return this;
+        }
+
+        /** A broker topic config for the hold topics shove creates, over {@link #topicConfig} and shove's retention. */
+        public Builder holdTopicConfig(String key, String value) {
+            putTopicConfig(holdTopicConfigs, "holdTopicConfig", key, value);
+            return this;
+        }
+
+        /** A broker topic config for the dead-letter topics shove creates, over {@link #topicConfig}. */
+        public Builder deadLetterTopicConfig(String key, String value) {
+            putTopicConfig(deadLetterTopicConfigs, "deadLetterTopicConfig", key, value);
+            return this;
+        }
+
+        private static void putTopicConfig(Map<String, String> configs, String setting, String key, String value) {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+            if (key.isBlank()) {
+                throw new IllegalArgumentException("KafkaConfig " + setting + " needs a topic config name, was blank");
+            }
+            if (configs.containsKey(key)) {
+                throw new IllegalStateException(
+                        "KafkaConfig " + setting + " '" + key + "' was already set to " + configs.get(key));
+            }
+            configs.put(key, value);
         }
 
         /**

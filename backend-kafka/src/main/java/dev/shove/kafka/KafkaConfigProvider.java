@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * revocationTimeout}, {@code stallThreshold}, {@code sessionTimeout}, {@code deliveryTimeout}, {@code apiTimeout},
  * {@code messageKeyHeader}), plus {@code ssl=true} (the JVM's trust store) or {@code ssl.truststore} with {@code
  * ssl.truststorePassword}, {@code sasl.mechanism} ({@code PLAIN}, {@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}) with
- * {@code sasl.username} and {@code sasl.password}, and {@code client.<kafka-clients property>} for any other client
- * property.
+ * {@code sasl.username} and {@code sasl.password}, {@code client.<kafka-clients property>} for any other client
+ * property, and {@code topic.<config>}, {@code holdTopic.<config>}, {@code deadLetterTopic.<config>} for broker topic
+ * configs of the topics shove creates.
  *
  * @since 0.1.0
  */
@@ -87,6 +88,9 @@ public final class KafkaConfigProvider implements BrokerConfigProvider {
         for (Map.Entry<String, String> e : p.withPrefix("client.").entrySet()) {
             b.clientProperty(e.getKey(), e.getValue());
         }
+        p.withPrefix("topic.").forEach(b::topicConfig);
+        p.withPrefix("holdTopic.").forEach(b::holdTopicConfig);
+        p.withPrefix("deadLetterTopic.").forEach(b::deadLetterTopicConfig);
         p.finish();
         return b.build();
     }

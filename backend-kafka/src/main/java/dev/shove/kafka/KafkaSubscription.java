@@ -11,6 +11,7 @@ import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
+import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -34,6 +35,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +69,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
+    /** How often, at most, a consumer logs (at DEBUG) the retries of other groups it skipped. */
+    static final Duration FOREIGN_RETRY_LOG_INTERVAL = Duration.ofMinutes(1);
+
     private final KafkaTransport transport;
     private final SubscriptionRequest request;
     private final DeliverySink sink;
@@ -81,6 +86,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
     private final StallWatch stallWatch;
+    /** Retries of other groups brought back to the main topic, which this group skips ({@link #addressedToUs}). */
+    private final Counter foreignRetries;
+
     private final SettleCallbacks callbacks;
     private final OffsetCommitter committer;
     private final PartitionSeeker seeker;
@@ -101,6 +109,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     // Poll thread only.
     private boolean consumerPaused;
+    private long foreignSinceLog;
+    private long foreignLoggedNanos;
+    private boolean foreignLogged;
     private long lastPollNanos;
 
     KafkaSubscription(KafkaTransport transport, SubscriptionRequest request, DeliverySink sink, String groupId) {
@@ -134,6 +145,12 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 groupId,
                 transport.config().stallThreshold(),
                 transport.context().meterRegistry());
+        this.foreignRetries = Counter.builder("shove.kafka.retries.skipped")
+                .description("retries of other consumer groups that came back to the main topic, skipped (and"
+                        + " committed past) by this group")
+                .tag("topic", queue)
+                .tag("consumer_group", groupId)
+                .register(transport.context().meterRegistry());
         this.callbacks = new SettleCallbacks(queue, request.consumerId());
         this.committer = new OffsetCommitter(
                 consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast);
@@ -374,6 +391,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 if (main && !addressedToUs(r)) {
                     state.skip(r.offset());
                     committer.countCompletion();
+                    skippedForeign(r);
                     continue;
                 }
                 if (!state.admit(r.offset())) {
@@ -395,6 +413,41 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private boolean addressedToUs(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(KafkaHeaders.GROUP);
         return h == null || h.value() == null || Arrays.equals(h.value(), groupIdBytes);
+    }
+
+    /** Counts a skipped retry of another group; logs the skips at DEBUG, at most once per log interval. */
+    private void skippedForeign(ConsumerRecord<byte[], byte[]> r) {
+        foreignRetries.increment();
+        foreignSinceLog++;
+        long now = System.nanoTime();
+        if (foreignLogged && now - foreignLoggedNanos < FOREIGN_RETRY_LOG_INTERVAL.toNanos()) {
+            return;
+        }
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "consumer {} of topic '{}' (group '{}') skipped {} retry copies of other groups since {}, the last"
+                            + " {}@{} of group '{}': each group gets back its own retries only",
+                    request.consumerId(),
+                    queue,
+                    groupId,
+                    foreignSinceLog,
+                    foreignLogged ? "its last report" : "it started",
+                    r.partition(),
+                    r.offset(),
+                    printable(KafkaHeaders.get(r.headers(), KafkaHeaders.GROUP)));
+        }
+        foreignLogged = true;
+        foreignLoggedNanos = now;
+        foreignSinceLog = 0;
+    }
+
+    /** A header value fit for a log line: at most 100 characters, control characters replaced. */
+    private static String printable(@Nullable String value) {
+        if (value == null) {
+            return "";
+        }
+        String capped = value.length() > 100 ? value.substring(0, 100) + "..." : value;
+        return capped.replaceAll("\\p{Cntrl}", "?");
     }
 
     private void updatePause() {

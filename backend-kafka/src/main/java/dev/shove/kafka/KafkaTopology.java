@@ -41,9 +41,22 @@ import org.slf4j.LoggerFactory;
  * <p>A topic maps to: the main topic {@code {name}} ({@code partitions}, or {@code routingShards} for a sequenced
  * topic), one hold topic per tier {@code {name}-hold-{delay}} (unsequenced topics only: a sequenced retry waits in
  * place) and the dead-letter topic; hold and dead-letter topics get {@code partitions} partitions.
+ *
+ * <p>A hold topic shove creates gets a {@code retention.ms} of its own ({@link #holdRetention}) rather than the
+ * broker's default: a copy must outlive its tier's delay, and the time no process of the topic runs to relay it, on
+ * any broker, whatever its default.
  */
 final class KafkaTopology implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaTopology.class);
+
+    /**
+     * The shortest retention of a hold topic: how long the retries of a topic survive with no process of it running
+     * (no relay), seven days, the broker's usual default.
+     */
+    static final Duration HOLD_RETENTION_FLOOR = Duration.ofDays(7);
+
+    /** What a hold topic keeps beyond twice its tier's delay: a day for the relay to be down. */
+    static final Duration HOLD_RETENTION_MARGIN = Duration.ofDays(1);
 
     private final Admin admin;
     private final KafkaConfig config;
@@ -67,6 +80,23 @@ final class KafkaTopology implements AutoCloseable {
             }
         }
         topic.dlq().ifPresent(dlq -> wanted.put(dlq, config.partitions()));
+        Map<String, Map<String, String>> configs = new HashMap<>();
+        configs.put(topic.name(), config.topicConfigs());
+        if (!topic.isSequenced() && !topic.isBroadcast()) {
+            for (HoldTier tier : topic.holdTiers()) {
+                Map<String, String> hold = new HashMap<>(config.topicConfigs());
+                hold.put(
+                        "retention.ms",
+                        Long.toString(holdRetention(tier.delay()).toMillis()));
+                hold.putAll(config.holdTopicConfigs());
+                configs.put(tier.queue(), hold);
+            }
+        }
+        topic.dlq().ifPresent(dlq -> {
+            Map<String, String> dead = new HashMap<>(config.topicConfigs());
+            dead.putAll(config.deadLetterTopicConfigs());
+            configs.put(dlq, dead);
+        });
         String shape = wanted.toString();
         if (declared.contains(shape)) {
             return;
@@ -81,7 +111,7 @@ final class KafkaTopology implements AutoCloseable {
             if (earlier == null) {
                 checkBrokerShape(topic);
             }
-            ensure(topic, wanted);
+            ensure(topic, wanted, configs);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TopologyException("interrupted while declaring topic '" + topic.name() + "' on Kafka", e);
@@ -119,14 +149,23 @@ final class KafkaTopology implements AutoCloseable {
         }
     }
 
-    private void ensure(Topic<?> topic, Map<String, Integer> wanted) throws InterruptedException {
+    /** The retention of a hold topic whose tier waits {@code delay}: twice the delay and a day, at least a week. */
+    static Duration holdRetention(Duration delay) {
+        Duration derived = delay.multipliedBy(2).plus(HOLD_RETENTION_MARGIN);
+        return derived.compareTo(HOLD_RETENTION_FLOOR) > 0 ? derived : HOLD_RETENTION_FLOOR;
+    }
+
+    /** Creates the missing topics of {@code wanted} (with their {@code configs}) and grows those with too few. */
+    private void ensure(Topic<?> topic, Map<String, Integer> wanted, Map<String, Map<String, String>> configs)
+            throws InterruptedException {
         Map<String, TopicDescription> existing = describe(wanted.keySet());
         List<NewTopic> create = new ArrayList<>();
         Map<String, NewPartitions> grow = new HashMap<>();
         for (Map.Entry<String, Integer> e : wanted.entrySet()) {
             TopicDescription d = existing.get(e.getKey());
             if (d == null) {
-                create.add(new NewTopic(e.getKey(), Optional.of(e.getValue()), config.replicationFactor()));
+                create.add(new NewTopic(e.getKey(), Optional.of(e.getValue()), config.replicationFactor())
+                        .configs(configs.getOrDefault(e.getKey(), Map.of())));
             } else if (d.partitions().size() < e.getValue()) {
                 log.warn(
                         "Kafka topic '{}' has {} partitions, fewer than the {} topic '{}' needs; adding partitions{}",

@@ -37,6 +37,7 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -76,6 +77,9 @@ final class KafkaTransport implements Transport {
     private final Map<String, Set<String>> groupsByTopic = new ConcurrentHashMap<>();
     private final Map<String, HoldRelay> relays = new HashMap<>();
     private final Map<String, Integer> relayUsers = new HashMap<>();
+    /** Why the relay of each topic whose relay failed and has not run again since is down, by topic. */
+    private final Map<String, String> relaysDown = new ConcurrentHashMap<>();
+
     private final AtomicInteger clientSeq = new AtomicInteger();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final ConnectionWatch connectionWatch;
@@ -103,14 +107,17 @@ final class KafkaTransport implements Transport {
         }
         this.producer = p;
         // kafka-clients reconnect on their own and announce nothing: health learns of an outage by asking
-        this.connectionWatch = ConnectionWatch.start(
-                "shove-kafka-connection-watch",
-                context,
-                CONNECTION_CHECK_INTERVAL,
-                () -> topology.ping(
-                        config.apiTimeout().compareTo(CONNECTION_CHECK_INTERVAL) < 0
-                                ? config.apiTimeout()
-                                : CONNECTION_CHECK_INTERVAL));
+        this.connectionWatch =
+                ConnectionWatch.start("shove-kafka-connection-watch", context, CONNECTION_CHECK_INTERVAL, () -> {
+                    topology.ping(
+                            config.apiTimeout().compareTo(CONNECTION_CHECK_INTERVAL) < 0
+                                    ? config.apiTimeout()
+                                    : CONNECTION_CHECK_INTERVAL);
+                    // a broker that answers does not make the connection healthy while a relay is down
+                    relaysDown.values().stream().findFirst().ifPresent(detail -> {
+                        throw new IllegalStateException(detail);
+                    });
+                });
         log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
     }
 
@@ -198,6 +205,16 @@ final class KafkaTransport implements Transport {
     private PublishException publishError(String topic, Throwable error) {
         if (error instanceof PublishException p) {
             return p;
+        }
+        if (error instanceof RecordTooLargeException) {
+            return new PublishException(
+                    ("Kafka refused a message for topic '%s' as too large: %s; for messages over 1 MB raise"
+                                    + " max.message.bytes on the topic (KafkaConfig.topicConfig, or kafka-configs"
+                                    + " --alter for an existing topic) and the producer's max.request.size"
+                                    + " (KafkaConfig.clientProperty); see docs/backends/kafka.md, Large messages")
+                            .formatted(topic, String.valueOf(error.getMessage()).replaceAll("\\.$", "")),
+                    error,
+                    false);
         }
         boolean retriable = error instanceof RetriableException
                 || error instanceof org.apache.kafka.common.errors.TimeoutException
@@ -401,6 +418,35 @@ final class KafkaTransport implements Transport {
         }
     }
 
+    /**
+     * A hold relay failed and restarts after a back-off: counted as a backend error ({@code kind=relay}) and shown as
+     * the connection's health (down, with {@code detail}) until it runs again.
+     */
+    void relayFailed(String topic, String detail) {
+        relaysDown.put(topic, detail);
+        context.backendError(name(), "relay");
+        context.connectionLost(detail);
+    }
+
+    /** A hold relay that failed runs again: the connection is healthy again once no relay is down and Kafka answers. */
+    void relayRecovered(String topic) {
+        if (relaysDown.remove(topic) != null) {
+            healIfNoRelayDown();
+        }
+    }
+
+    private void healIfNoRelayDown() {
+        if (!relaysDown.isEmpty() || context.connection().connected()) {
+            return;
+        }
+        try {
+            topology.ping(CONNECTION_CHECK_INTERVAL);
+            context.connectionRestored();
+        } catch (RuntimeException e) {
+            // Kafka itself does not answer: the connection watch reports it and heals it when it does
+        }
+    }
+
     private synchronized void acquireRelay(Topic<?> topic) {
         String name = topic.name();
         if (!relays.containsKey(name)) {
@@ -422,6 +468,7 @@ final class KafkaTransport implements Transport {
         }
         if (stop != null) {
             stop.close();
+            relayRecovered(topic.name()); // a relay no one needs is no longer down
         }
     }
 

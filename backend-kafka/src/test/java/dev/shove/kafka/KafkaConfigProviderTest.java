@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shove.BrokerConfig;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,16 @@ class KafkaConfigProviderTest {
         assertThat(c.commitInterval()).isEqualTo(Duration.ofMillis(50));
         assertThat(c.sessionTimeout()).isEqualTo(Duration.ofSeconds(15));
         assertThat(c.messageKeyHeader()).contains("tenant");
+    }
+
+    @Test
+    @DisplayName("topic.*, holdTopic.* and deadLetterTopic.* pass broker topic configs for the topics shove creates")
+    void topicConfigs() {
+        KafkaConfig c = config("kafka://k:9092?topic.max.message.bytes=4194304&holdTopic.retention.ms=86400000"
+                + "&deadLetterTopic.retention.ms=2592000000");
+        assertThat(c.topicConfigs()).containsExactly(Map.entry("max.message.bytes", "4194304"));
+        assertThat(c.holdTopicConfigs()).containsExactly(Map.entry("retention.ms", "86400000"));
+        assertThat(c.deadLetterTopicConfigs()).containsExactly(Map.entry("retention.ms", "2592000000"));
     }
 
     @Test

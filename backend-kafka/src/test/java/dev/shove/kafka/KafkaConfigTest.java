@@ -88,4 +88,17 @@ class KafkaConfigTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("commitInterval");
     }
+
+    @Test
+    @DisplayName("a topic config given twice fails naming it; a blank name fails")
+    void topicConfigOnce() {
+        KafkaConfig.Builder b = KafkaConfig.builder("k:1").topicConfig("max.message.bytes", "2000000");
+        assertThatThrownBy(() -> b.topicConfig("max.message.bytes", "3000000"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("topicConfig 'max.message.bytes' was already set to 2000000");
+        assertThatThrownBy(() -> b.holdTopicConfig(" ", "1"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("holdTopicConfig");
+        assertThat(b.build().toString()).contains("topicConfigs={max.message.bytes=2000000}");
+    }
 }

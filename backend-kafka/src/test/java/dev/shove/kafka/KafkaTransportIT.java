@@ -17,16 +17,19 @@ import dev.shove.TopologyException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -57,6 +60,37 @@ class KafkaTransportIT {
             assertThat(topics).hasSize(4);
             topics.values().forEach(d -> assertThat(d.partitions()).hasSize(4));
         }
+    }
+
+    @Test
+    @DisplayName("hold topics get a retention derived from their tier: twice its delay and a day, at least 7 days")
+    void holdTopicsGetTheirTiersRetention() throws Exception {
+        String name = kafka.topicName("retention");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(500))
+                .holdQueue(Duration.ofDays(5))
+                .dlq()
+                .build();
+        try (Broker<Kafka> broker = kafka.connect()) {
+            broker.topology().declare(topic);
+        }
+        String shortHold = topic.holdTiers().get(0).queue();
+        String longHold = topic.holdTiers().get(1).queue();
+        Map<String, ConfigEntry> retention = new HashMap<>();
+        var resources = List.of(
+                new ConfigResource(ConfigResource.Type.TOPIC, shortHold),
+                new ConfigResource(ConfigResource.Type.TOPIC, longHold));
+        kafka.admin()
+                .describeConfigs(resources)
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .forEach((r, c) -> retention.put(r.name(), c.get("retention.ms")));
+        assertThat(retention.get(shortHold).value())
+                .isEqualTo(Long.toString(Duration.ofDays(7).toMillis()));
+        assertThat(retention.get(shortHold).source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(retention.get(longHold).value())
+                .isEqualTo(Long.toString(Duration.ofDays(11).toMillis()));
+        assertThat(retention.get(longHold).source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
     }
 
     @Test
