@@ -206,17 +206,29 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         return clientProperties;
     }
 
-    /** Broker topic configs for every topic shove creates (main, hold, dead-letter), from {@link Builder#topicConfig}. */
+    /**
+     * Broker topic configs for every topic shove creates (main, hold, dead-letter), from {@link Builder#topicConfig}.
+     *
+     * @return the configs by name, unmodifiable; empty when none was given
+     */
     public Map<String, String> topicConfigs() {
         return topicConfigs;
     }
 
-    /** Broker topic configs for the hold topics shove creates, over {@link #topicConfigs()}. */
+    /**
+     * Broker topic configs for the hold topics shove creates, over {@link #topicConfigs()}.
+     *
+     * @return the configs by name, unmodifiable; empty when none was given
+     */
     public Map<String, String> holdTopicConfigs() {
         return holdTopicConfigs;
     }
 
-    /** Broker topic configs for the dead-letter topics shove creates, over {@link #topicConfigs()}. */
+    /**
+     * Broker topic configs for the dead-letter topics shove creates, over {@link #topicConfigs()}.
+     *
+     * @return the configs by name, unmodifiable; empty when none was given
+     */
     public Map<String, String> deadLetterTopicConfigs() {
         return deadLetterTopicConfigs;
     }
@@ -398,19 +410,41 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
          * shove's retention derived from the tier wins over a {@code retention.ms} given here; give one with {@link
          * #holdTopicConfig} to replace it. Existing topics are not altered. The broker checks names and values when
          * it creates the topic: a wrong one fails the declaration, naming the topic.
+         *
+         * @param key the broker's name of the topic config
+         * @param value its value, as the broker reads it
+         * @return this builder
+         * @throws IllegalArgumentException if the key is blank
+         * @throws IllegalStateException if the key was given already
          */
         public Builder topicConfig(String key, String value) {
             putTopicConfig(topicConfigs, "topicConfig", key, value);
             return this;
         }
 
-        /** A broker topic config for the hold topics shove creates, over {@link #topicConfig} and shove's retention. */
+        /**
+         * A broker topic config for the hold topics shove creates, over {@link #topicConfig} and shove's retention.
+         *
+         * @param key the broker's name of the topic config
+         * @param value its value, as the broker reads it
+         * @return this builder
+         * @throws IllegalArgumentException if the key is blank
+         * @throws IllegalStateException if the key was given already
+         */
         public Builder holdTopicConfig(String key, String value) {
             putTopicConfig(holdTopicConfigs, "holdTopicConfig", key, value);
             return this;
         }
 
-        /** A broker topic config for the dead-letter topics shove creates, over {@link #topicConfig}. */
+        /**
+         * A broker topic config for the dead-letter topics shove creates, over {@link #topicConfig}.
+         *
+         * @param key the broker's name of the topic config
+         * @param value its value, as the broker reads it
+         * @return this builder
+         * @throws IllegalArgumentException if the key is blank
+         * @throws IllegalStateException if the key was given already
+         */
         public Builder deadLetterTopicConfig(String key, String value) {
             putTopicConfig(deadLetterTopicConfigs, "deadLetterTopicConfig", key, value);
             return this;
