@@ -750,7 +750,7 @@ public final class RedisConfig implements BrokerConfig<Redis> {
 
         /**
          * The idle time after which another consumer reclaims the entries of a consumer that stopped renewing them
-         * (crashed or cut off), instead of the handler timeout. Must exceed three {@link #leaseRenewal} intervals.
+         * (crashed or cut off), instead of the handler timeout. At least three {@link #leaseRenewal} intervals.
          *
          * @param idle positive, at most 1 day; at least three lease renewal intervals, checked by {@link #build()}
          * @return this builder
