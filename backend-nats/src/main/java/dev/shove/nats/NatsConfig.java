@@ -49,20 +49,41 @@ import org.jspecify.annotations.Nullable;
  *       +WPI}), {@code max_ack_pending} {@value #DEFAULT_MAX_ACK_PENDING};
  *   <li>shards of sequenced topics leased for {@link #DEFAULT_SHARD_LEASE} at a time.
  * </ul>
+ *
+ * @since 0.1.0
  */
 public final class NatsConfig implements BrokerConfig<Nats> {
     /** The server of {@link #ofDefaults()}. */
     public static final String DEFAULT_SERVER = "nats://localhost:4222";
 
+    /** The port of a server address that names none. */
     public static final int DEFAULT_PORT = 4222;
+
+    /** The default of {@link Builder#connectTimeout}. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    /** The default of {@link Builder#reconnectWait}. */
     public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofSeconds(1);
+
+    /** The default of {@link Builder#apiTimeout}. */
     public static final Duration DEFAULT_API_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The default of {@link Builder#ackWait}. */
     public static final Duration DEFAULT_ACK_WAIT = Duration.ofSeconds(10);
+
+    /** The default of {@link Builder#maxAckPending}. */
     public static final int DEFAULT_MAX_ACK_PENDING = 10_000;
+
+    /** The default of {@link Builder#replicas}. */
     public static final int DEFAULT_REPLICAS = 1;
+
+    /** The default of {@link Builder#streamMaxAge}. */
     public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofDays(7);
+
+    /** The default of {@link Builder#duplicateWindow}. */
     public static final Duration DEFAULT_DUPLICATE_WINDOW = Duration.ofMinutes(2);
+
+    /** The default of {@link Builder#shardLease}. */
     public static final Duration DEFAULT_SHARD_LEASE = Duration.ofSeconds(10);
 
     /** The shortest {@code ack_wait}: keep-alives go out every third of it. */
@@ -149,7 +170,7 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         this.v = values;
     }
 
-    /** A local server without authentication: {@value #DEFAULT_SERVER}. */
+    /** {@return a local server without authentication, {@value #DEFAULT_SERVER}, every other default} */
     public static NatsConfig ofDefaults() {
         return of(DEFAULT_SERVER);
     }
@@ -157,6 +178,8 @@ public final class NatsConfig implements BrokerConfig<Nats> {
     /**
      * Servers given as {@code nats://host:port[,nats://host:port...]} (see the class comment), every default.
      *
+     * @param servers the servers, separated by commas; {@code tls://} turns TLS on
+     * @return the config
      * @throws IllegalArgumentException when a server is not a usable address; the message never shows a password
      */
     public static NatsConfig of(String servers) {
@@ -166,6 +189,8 @@ public final class NatsConfig implements BrokerConfig<Nats> {
     /**
      * A builder starting from a server list (see the class comment) and every default.
      *
+     * @param servers the servers, separated by commas; {@code tls://} turns TLS on
+     * @return a builder with every other default
      * @throws IllegalArgumentException when a server is not a usable address; the message never shows a password
      */
     public static Builder builder(String servers) {
@@ -175,7 +200,7 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         return new Builder(values);
     }
 
-    /** A builder starting from this config. */
+    /** {@return a builder starting from this config's settings; changing it leaves this config as it is} */
     public Builder toBuilder() {
         return new Builder(v.clone());
     }
@@ -234,27 +259,27 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         return server.substring(0, scheme + 3) + "****" + server.substring(at);
     }
 
-    /** The servers, each as {@code scheme://host:port}. */
+    /** {@return the servers, each as {@code scheme://host:port}} */
     public List<String> servers() {
         return v.servers;
     }
 
-    /** Whether the connection uses TLS ({@code tls://}, a trust or key store, or an {@link SSLContext}). */
+    /** {@return whether the connection uses TLS ({@code tls://}, a trust or key store, or an {@link SSLContext})} */
     public boolean isTls() {
         return v.tls;
     }
 
-    /** Whether the server certificate must name the host connected to (default true). */
+    /** {@return whether the server certificate must name the host connected to (default true)} */
     public boolean isTlsHostnameVerification() {
         return v.hostnameVerification;
     }
 
-    /** The connection name set with {@link Builder#connectionName}; empty means the broker's client name. */
+    /** {@return the connection name set with {@link Builder#connectionName}; empty means the broker's client name} */
     public Optional<String> connectionName() {
         return Optional.ofNullable(v.connectionName);
     }
 
-    /** The user name, when authenticating with user and password. */
+    /** {@return the user name when authenticating with user and password, otherwise empty} */
     public Optional<String> username() {
         return Optional.ofNullable(v.username);
     }
@@ -274,7 +299,7 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         return v.nkeySeed;
     }
 
-    /** The {@code .creds} file, when authenticating with one. */
+    /** {@return the {@code .creds} file when authenticating with one, otherwise empty} */
     public Optional<Path> credentialsFile() {
         return Optional.ofNullable(v.credentialsFile);
     }
@@ -304,55 +329,59 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         return v.keyStorePassword;
     }
 
+    /** {@return the longest wait for the TCP connection and the NATS handshake} */
     public Duration connectTimeout() {
         return v.connectTimeout;
     }
 
+    /** {@return the wait between attempts to reconnect a lost connection} */
     public Duration reconnectWait() {
         return v.reconnectWait;
     }
 
-    /** How long a JetStream API request or a publish acknowledgement is awaited. */
+    /** {@return how long a JetStream API request or a publish acknowledgement is awaited} */
     public Duration apiTimeout() {
         return v.apiTimeout;
     }
 
-    /** The consumers' {@code ack_wait}: how long the server waits for a settlement before it delivers again. */
+    /** {@return the consumers' {@code ack_wait}: how long the server waits for a settlement before it delivers again} */
     public Duration ackWait() {
         return v.ackWait;
     }
 
-    /** The consumers' {@code max_ack_pending}, shared by every consumer of a group. */
+    /** {@return the consumers' {@code max_ack_pending}, shared by every consumer of a group} */
     public int maxAckPending() {
         return v.maxAckPending;
     }
 
+    /** {@return where new streams keep their messages} */
     public Storage storage() {
         return v.storage;
     }
 
+    /** {@return the replicas of new streams in a JetStream cluster} */
     public int replicas() {
         return v.replicas;
     }
 
-    /** How long streams keep messages; empty when they keep them until removed by hand. */
+    /** {@return how long streams keep messages; empty when they keep them until removed by hand} */
     public Optional<Duration> streamMaxAge() {
         return Optional.ofNullable(v.streamMaxAge);
     }
 
-    /** How many messages new streams keep at most (the oldest go first); empty when the count is unlimited. */
+    /** {@return how many messages new streams keep at most (the oldest go first); empty when the count is unlimited} */
     public java.util.OptionalLong streamMaxMessages() {
         return v.streamMaxMessages < 0
                 ? java.util.OptionalLong.empty()
                 : java.util.OptionalLong.of(v.streamMaxMessages);
     }
 
-    /** The streams' {@code duplicate_window}, within which a {@code Nats-Msg-Id} is published once. */
+    /** {@return the streams' {@code duplicate_window}, within which a {@code Nats-Msg-Id} is published once} */
     public Duration duplicateWindow() {
         return v.duplicateWindow;
     }
 
-    /** How long a consumer owns a shard of a sequenced topic without renewing its lease. */
+    /** {@return how long a consumer owns a shard of a sequenced topic without renewing its lease} */
     public Duration shardLease() {
         return v.shardLease;
     }
@@ -376,7 +405,14 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             values.credentialsFile = null;
         }
 
-        /** Authenticates with a user and password (replacing any other authentication). */
+        /**
+         * Authenticates with a user and password (replacing any other authentication).
+         *
+         * @param username the user name, not empty
+         * @param password the password; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code username} is empty
+         */
         public Builder credentials(String username, String password) {
             Objects.requireNonNull(username, "username");
             Objects.requireNonNull(password, "password");
@@ -389,7 +425,13 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** Authenticates with a token (replacing any other authentication). */
+        /**
+         * Authenticates with a token (replacing any other authentication).
+         *
+         * @param token the token, not empty; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code token} is empty
+         */
         public Builder token(String token) {
             Objects.requireNonNull(token, "token");
             if (token.isEmpty()) {
@@ -403,6 +445,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * Authenticates with an NKey: the user's seed ({@code SU...}), whose public key the server knows (replacing any
          * other authentication).
+         *
+         * @param seed the user seed; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code seed} is not a user seed ({@code SU...})
          */
         public Builder nkeySeed(String seed) {
             Objects.requireNonNull(seed, "seed");
@@ -418,6 +464,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * Authenticates with a {@code .creds} file (a user JWT and its NKey seed, as written by {@code nsc}), read at
          * every connect (replacing any other authentication).
+         *
+         * @param file the {@code .creds} file
+         * @return this builder
+         * @throws IllegalArgumentException when {@code file} is not readable
          */
         public Builder credentialsFile(Path file) {
             Objects.requireNonNull(file, "file");
@@ -432,6 +482,9 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * Connects over TLS with this context (its trust managers decide which server certificates are trusted; its
          * key managers present a client certificate). Replaces {@link #trustStore} and {@link #keyStore}.
+         *
+         * @param context the TLS context
+         * @return this builder
          */
         public Builder tls(SSLContext context) {
             values.sslContext = Objects.requireNonNull(context, "context");
@@ -443,7 +496,15 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** Connects over TLS, trusting the server certificates of this key store (PKCS #12 or JKS). */
+        /**
+         * Connects over TLS, trusting the server certificates of this key store (PKCS #12 or JKS). Replaces {@link
+         * #tls(SSLContext)}.
+         *
+         * @param file the trust store
+         * @param password the trust store's password; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code file} is not readable
+         */
         public Builder trustStore(Path file, String password) {
             Objects.requireNonNull(password, "password");
             values.trustStore = readable(file, "trustStore");
@@ -453,7 +514,15 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** Connects over TLS, presenting the client certificate of this key store (PKCS #12 or JKS). */
+        /**
+         * Connects over TLS, presenting the client certificate of this key store (PKCS #12 or JKS). Replaces {@link
+         * #tls(SSLContext)}.
+         *
+         * @param file the key store
+         * @param password the key store's password; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code file} is not readable
+         */
         public Builder keyStore(Path file, String password) {
             Objects.requireNonNull(password, "password");
             values.keyStore = readable(file, "keyStore");
@@ -474,13 +543,21 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * Skips the check that the server certificate names the host connected to. Only for test servers with
          * self-signed certificates: it allows a man in the middle.
+         *
+         * @return this builder
          */
         public Builder noTlsHostnameVerification() {
             values.hostnameVerification = false;
             return this;
         }
 
-        /** The connection's name, shown by the server's monitoring ({@code /connz}) and in its logs. */
+        /**
+         * The connection's name, shown by the server's monitoring ({@code /connz}) and in its logs.
+         *
+         * @param name not blank; default the broker's client name ({@code shove-<pid>})
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank
+         */
         public Builder connectionName(String name) {
             Objects.requireNonNull(name, "name");
             if (name.isBlank()) {
@@ -490,19 +567,37 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** The longest wait for the TCP connection and the NATS handshake (default 5 s). */
+        /**
+         * The longest wait for the TCP connection and the NATS handshake.
+         *
+         * @param timeout positive, at most 1 day; default 5 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
+         */
         public Builder connectTimeout(Duration timeout) {
             values.connectTimeout = Bounds.positive("NATS connectTimeout", timeout);
             return this;
         }
 
-        /** How long to wait between attempts to reconnect a lost connection (default 1 s); it reconnects for ever. */
+        /**
+         * How long to wait between attempts to reconnect a lost connection; it reconnects for ever.
+         *
+         * @param wait positive, at most 1 day; default 1 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code wait} is out of range
+         */
         public Builder reconnectWait(Duration wait) {
             values.reconnectWait = Bounds.positive("NATS reconnectWait", wait);
             return this;
         }
 
-        /** The longest wait for a JetStream API answer or a publish acknowledgement (default 10 s). */
+        /**
+         * The longest wait for a JetStream API answer or a publish acknowledgement.
+         *
+         * @param timeout positive, at most 1 day; default 10 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
+         */
         public Builder apiTimeout(Duration timeout) {
             values.apiTimeout = Bounds.positive("NATS apiTimeout", timeout);
             return this;
@@ -512,6 +607,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
          * The consumers' {@code ack_wait} (default 10 s, at least 300 ms): a delivery unsettled this long after its
          * consumer died is delivered again. A live consumer keeps its unsettled deliveries with {@code +WPI} every
          * third of it, so handlers may run longer.
+         *
+         * @param ackWait at least {@link #MIN_ACK_WAIT}, at most 1 day
+         * @return this builder
+         * @throws IllegalArgumentException when {@code ackWait} is out of range
          */
         public Builder ackWait(Duration ackWait) {
             Bounds.positive("NATS ackWait", ackWait);
@@ -526,6 +625,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * The consumers' {@code max_ack_pending} (default {@value #DEFAULT_MAX_ACK_PENDING}): how many deliveries a
          * group may have unsettled at once, all its consumers together. At least the consumers times their prefetch.
+         *
+         * @param maxAckPending between 1 and 10,000,000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxAckPending} is out of range
          */
         public Builder maxAckPending(int maxAckPending) {
             if (maxAckPending < 1 || maxAckPending > 10_000_000) {
@@ -536,13 +639,24 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** Where new streams keep messages (default {@link Storage#FILE}). */
+        /**
+         * Where new streams keep messages; streams that exist already keep theirs.
+         *
+         * @param storage default {@link Storage#FILE}
+         * @return this builder
+         */
         public Builder storage(Storage storage) {
             values.storage = Objects.requireNonNull(storage, "storage");
             return this;
         }
 
-        /** Replicas of new streams in a JetStream cluster (default 1, at most 5). */
+        /**
+         * Replicas of new streams in a JetStream cluster.
+         *
+         * @param replicas between 1 and 5; default 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code replicas} is out of range
+         */
         public Builder replicas(int replicas) {
             if (replicas < 1 || replicas > 5) {
                 throw new IllegalArgumentException("NATS replicas must be between 1 and 5, was " + replicas);
@@ -554,13 +668,21 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * How long new streams keep messages (default 7 days, at most 365 days): acknowledged messages stay until
          * then, so that groups can start at or seek to any of them and dead letters can be browsed.
+         *
+         * @param maxAge positive, at most 365 days
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxAge} is out of range
          */
         public Builder streamMaxAge(Duration maxAge) {
             values.streamMaxAge = Bounds.within("NATS streamMaxAge", maxAge, false, Duration.ofDays(365));
             return this;
         }
 
-        /** New streams keep messages until they are removed by hand (or by the server's other limits). */
+        /**
+         * New streams keep messages until they are removed by hand (or by the server's other limits).
+         *
+         * @return this builder
+         */
         public Builder noStreamMaxAge() {
             values.streamMaxAge = null;
             return this;
@@ -569,6 +691,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         /**
          * How many messages new streams keep at most (default unlimited): past it the oldest are removed, read or not,
          * so set it well above any backlog a group may build up.
+         *
+         * @param maxMessages at least 1
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxMessages} is less than 1
          */
         public Builder streamMaxMessages(long maxMessages) {
             if (maxMessages < 1) {
@@ -578,7 +704,14 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** The {@code duplicate_window} of new streams (default 2 min, at most 1 day). */
+        /**
+         * The {@code duplicate_window} of new streams: a publish retried within it with the same {@code Nats-Msg-Id}
+         * is stored once.
+         *
+         * @param window positive, at most 1 day; default 2 min
+         * @return this builder
+         * @throws IllegalArgumentException when {@code window} is out of range
+         */
         public Builder duplicateWindow(Duration window) {
             values.duplicateWindow = Bounds.positive("NATS duplicateWindow", window);
             return this;
@@ -588,6 +721,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
          * How long a consumer owns a shard of a sequenced topic without renewing (default 10 s, at least 1 s): when a
          * consumer dies, another takes its shards over after this. Every process of a deployment must use the same
          * value (it is the lease bucket's {@code max_age}).
+         *
+         * @param lease whole milliseconds, at least {@link #MIN_SHARD_LEASE}, at most 1 day
+         * @return this builder
+         * @throws IllegalArgumentException when {@code lease} is out of range or not whole milliseconds
          */
         public Builder shardLease(Duration lease) {
             Bounds.positive("NATS shardLease", lease);
@@ -599,7 +736,7 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             return this;
         }
 
-        /** The config as set. */
+        /** {@return the config as set; the builder may be changed and built again without affecting it} */
         public NatsConfig build() {
             int auths = (values.username != null ? 1 : 0)
                     + (values.token != null ? 1 : 0)

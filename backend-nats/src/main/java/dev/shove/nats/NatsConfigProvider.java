@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * URI's, e.g. as {@code password_file}), {@code token}, {@code nkeySeed} or {@code credentialsFile}; TLS as {@code
  * tls=true} (the JVM's trust store), {@code trustStore} with {@code trustStorePassword}, {@code keyStore} with {@code
  * keyStorePassword}, and {@code tlsHostnameVerification=false}.
+ *
+ * @since 0.1.0
  */
 public final class NatsConfigProvider implements BrokerConfigProvider {
 

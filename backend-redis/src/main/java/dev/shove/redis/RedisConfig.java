@@ -57,21 +57,44 @@ import org.jspecify.annotations.Nullable;
  *   <li>hold tiers are polled at least every {@link #DEFAULT_HOLD_POLL}; no trimming, except broadcast streams, which
  *       keep about {@value #DEFAULT_BROADCAST_MAX_LEN} entries.
  * </ul>
+ *
+ * @since 0.1.0
  */
 public final class RedisConfig implements BrokerConfig<Redis> {
     /** The URI of {@link #ofDefaults()}. */
     public static final String DEFAULT_URI = "redis://localhost:6379";
 
+    /** The port of a URI that names none. */
     public static final int DEFAULT_PORT = 6379;
+
+    /** The default of {@link Builder#keyPrefix}. */
     public static final String DEFAULT_KEY_PREFIX = "shove:";
+
+    /** The default of {@link Builder#connectTimeout}. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The default of {@link Builder#responseTimeout}. */
     public static final Duration DEFAULT_RESPONSE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The default of {@link Builder#blockTimeout}. */
     public static final Duration DEFAULT_BLOCK_TIMEOUT = Duration.ofSeconds(2);
+
+    /** The default of {@link Builder#ackBatch}. */
     public static final int DEFAULT_ACK_BATCH = 100;
+
+    /** The default of {@link Builder#ackLinger}. */
     public static final Duration DEFAULT_ACK_LINGER = Duration.ofMillis(5);
+
+    /** The default of {@link Builder#leaseRenewal}. */
     public static final Duration DEFAULT_LEASE_RENEWAL = Duration.ofSeconds(5);
+
+    /** The default of {@link Builder#shardLease}. */
     public static final Duration DEFAULT_SHARD_LEASE = Duration.ofSeconds(10);
+
+    /** The default of {@link Builder#holdPoll}. */
     public static final Duration DEFAULT_HOLD_POLL = Duration.ofMillis(100);
+
+    /** The default of {@link Builder#broadcastMaxLen}. */
     public static final long DEFAULT_BROADCAST_MAX_LEN = 10_000;
 
     /** The oldest Redis the backend accepts: {@code XAUTOCLAIM}, {@code XADD NOMKSTREAM} and {@code MINID}. */
@@ -150,7 +173,7 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         this.v = values;
     }
 
-    /** A local Redis: {@value #DEFAULT_URI}. */
+    /** {@return a local Redis, {@value #DEFAULT_URI}, every other default} */
     public static RedisConfig ofDefaults() {
         return of(DEFAULT_URI);
     }
@@ -158,18 +181,34 @@ public final class RedisConfig implements BrokerConfig<Redis> {
     /**
      * One Redis server at a {@code redis://} or {@code rediss://} URI (see the class comment), every other default.
      *
+     * @param uri {@code redis://[[user]:password@]host[:port][/database]}, or {@code rediss://} for TLS
+     * @return the config
      * @throws IllegalArgumentException when the URI is not usable; the message never shows its password
      */
     public static RedisConfig of(String uri) {
         return builder(uri).build();
     }
 
-    /** A Redis Cluster reached through these seed nodes' URIs, every other default. */
+    /**
+     * A Redis Cluster reached through these seed nodes' URIs, every other default (see {@link
+     * #clusterBuilder(String...)}).
+     *
+     * @param seedUris at least one node's URI; the credentials and TLS of the first apply to every node
+     * @return the config
+     * @throws IllegalArgumentException when no URI is given, a URI is not usable or names a database other than 0;
+     *     the message never shows a password
+     */
     public static RedisConfig ofCluster(String... seedUris) {
         return clusterBuilder(seedUris).build();
     }
 
-    /** A builder for one Redis server at {@code uri}. */
+    /**
+     * A builder for one Redis server at {@code uri}.
+     *
+     * @param uri {@code redis://[[user]:password@]host[:port][/database]}, or {@code rediss://} for TLS
+     * @return a builder with every other default
+     * @throws IllegalArgumentException when the URI is not usable; the message never shows its password
+     */
     public static Builder builder(String uri) {
         Objects.requireNonNull(uri, "uri");
         Values values = new Values();
@@ -180,6 +219,11 @@ public final class RedisConfig implements BrokerConfig<Redis> {
     /**
      * A builder for a Redis Cluster reached through these seed nodes (any reachable node will do; the backend learns
      * the rest). The credentials and TLS of the first URI apply to every node.
+     *
+     * @param seedUris at least one node's URI, without a database (a cluster has only database 0)
+     * @return a builder with every other default
+     * @throws IllegalArgumentException when no URI is given, a URI is not usable or names a database other than 0;
+     *     the message never shows a password
      */
     public static Builder clusterBuilder(String... seedUris) {
         Objects.requireNonNull(seedUris, "seedUris");
@@ -198,7 +242,7 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         return new Builder(values);
     }
 
-    /** A builder starting from this config. */
+    /** {@return a builder starting from this config's settings; changing it leaves this config as it is} */
     public Builder toBuilder() {
         return new Builder(v.clone());
     }
@@ -276,7 +320,7 @@ public final class RedisConfig implements BrokerConfig<Redis> {
 
     // ---------------------------------------------------------------- settings
 
-    /** Whether the backend talks to a Redis Cluster. */
+    /** {@return whether the backend talks to a Redis Cluster} */
     public boolean isCluster() {
         return v.cluster;
     }
@@ -285,17 +329,17 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         return List.copyOf(v.endpoints);
     }
 
-    /** The database number (0 on a cluster). */
+    /** {@return the database number (0 on a cluster)} */
     public int database() {
         return v.database;
     }
 
-    /** Whether connections use TLS ({@code rediss://}, or {@link Builder#tls()}). */
+    /** {@return whether connections use TLS ({@code rediss://}, or {@link Builder#tls()})} */
     public boolean isTls() {
         return v.tls;
     }
 
-    /** The ACL user, if one is set; empty means the default user. */
+    /** {@return the ACL user, if one is set; empty means the default user} */
     public Optional<String> username() {
         return Optional.ofNullable(v.username);
     }
@@ -316,67 +360,86 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         return Optional.ofNullable(v.clientKey);
     }
 
+    /** {@return whether the server certificate must name the host connected to (default true)} */
     public boolean isTlsHostnameVerification() {
         return v.hostnameVerification;
     }
 
-    /** The connection name set with {@link Builder#clientName}; empty means the broker's client name. */
+    /** {@return the connection name set with {@link Builder#clientName}; empty means the broker's client name} */
     public Optional<String> clientName() {
         return Optional.ofNullable(v.clientName);
     }
 
+    /** {@return the prefix of every key shove creates; may be empty} */
     public String keyPrefix() {
         return v.keyPrefix;
     }
 
-    /** The consumer group used by registrations that keep the default group name, if set. */
+    /** {@return the consumer group of registrations that keep the default group name, if one is set} */
     public Optional<String> consumerGroup() {
         return Optional.ofNullable(v.consumerGroup);
     }
 
+    /** {@return the longest wait for a connection} */
     public Duration connectTimeout() {
         return v.connectTimeout;
     }
 
+    /** {@return the longest wait for the answer to one command} */
     public Duration responseTimeout() {
         return v.responseTimeout;
     }
 
+    /** {@return how long one {@code XREADGROUP ... BLOCK} waits for new entries} */
     public Duration blockTimeout() {
         return v.blockTimeout;
     }
 
+    /** {@return how many completed entries trigger their {@code XACK} before the linger is up} */
     public int ackBatch() {
         return v.ackBatch;
     }
 
+    /** {@return the longest a completed entry waits for its {@code XACK}} */
     public Duration ackLinger() {
         return v.ackLinger;
     }
 
+    /** {@return how often a consumer renews the entries it holds} */
     public Duration leaseRenewal() {
         return v.leaseRenewal;
     }
 
-    /** The idle time after which another consumer reclaims an entry, if set; otherwise derived per subscription. */
+    /**
+     * {@return the idle time after which another consumer reclaims an entry, if set; when empty it is derived per
+     * subscription from the handler timeout}
+     */
     public Optional<Duration> claimIdle() {
         return Optional.ofNullable(v.claimIdle);
     }
 
+    /** {@return how long a consumer's claim on a shard of a sequenced topic lasts without renewal} */
     public Duration shardLease() {
         return v.shardLease;
     }
 
+    /** {@return the longest the hold-tier requeuer sleeps between looks at its tiers} */
     public Duration holdPoll() {
         return v.holdPoll;
     }
 
-    /** How the streams of {@code topic} are trimmed, if at all. */
+    /**
+     * How the streams of {@code topic} are trimmed: its own trim if it has one, else the one for every topic.
+     *
+     * @param topic the topic's name
+     * @return the trim; empty when the topic's streams are not trimmed
+     */
     public Optional<RedisTrim> trim(String topic) {
         RedisTrim t = v.topicTrims.get(topic);
         return Optional.ofNullable(t != null ? t : v.trim);
     }
 
+    /** {@return about how many entries a broadcast topic's stream keeps} */
     public long broadcastMaxLen() {
         return v.broadcastMaxLen;
     }
@@ -395,7 +458,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         return base.compareTo(floor) < 0 ? floor : base;
     }
 
-    /** The servers as a string with no secret, for messages and logs. */
+    /**
+     * {@return the servers as {@code redis://} or {@code rediss://} URIs separated by commas, the password replaced
+     * with {@code ****}, for messages and logs}
+     */
     public String redactedUri() {
         StringBuilder b = new StringBuilder();
         for (Endpoint e : v.endpoints) {
@@ -467,7 +533,14 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             this.values = values;
         }
 
-        /** An ACL user and its password (instead of the URI's). */
+        /**
+         * An ACL user and its password (instead of the URI's).
+         *
+         * @param username the ACL user, not blank
+         * @param password its password; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code username} is blank
+         */
         public Builder credentials(String username, String password) {
             Objects.requireNonNull(username, "username");
             Objects.requireNonNull(password, "password");
@@ -479,27 +552,48 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             return this;
         }
 
-        /** A password for the default user ({@code requirepass}), instead of the URI's. */
+        /**
+         * A password for the default user ({@code requirepass}), instead of the URI's user and password.
+         *
+         * @param password the password; never shown by {@code toString()}
+         * @return this builder
+         */
         public Builder password(String password) {
             values.password = Objects.requireNonNull(password, "password");
             values.username = null;
             return this;
         }
 
-        /** Connects over TLS (as {@code rediss://} does), verifying the server against the JVM's trust store. */
+        /**
+         * Connects over TLS (as {@code rediss://} does), verifying the server against the JVM's trust store.
+         *
+         * @return this builder
+         */
         public Builder tls() {
             values.tls = true;
             return this;
         }
 
-        /** Connects over TLS, trusting the certificates (PEM) in this file, e.g. the CA that signed the server's. */
+        /**
+         * Connects over TLS, trusting the certificates (PEM) in this file, e.g. the CA that signed the server's.
+         *
+         * @param pemFile the trusted certificates, PEM
+         * @return this builder
+         */
         public Builder tlsTrustedCertificates(Path pemFile) {
             values.trustedCertificates = Objects.requireNonNull(pemFile, "pemFile");
             values.tls = true;
             return this;
         }
 
-        /** Presents this client certificate chain and its unencrypted private key (PEM files) for mutual TLS. */
+        /**
+         * Presents this client certificate chain and its unencrypted private key (PEM files) for mutual TLS; turns TLS
+         * on.
+         *
+         * @param certificateChainPem the client's certificate chain, PEM
+         * @param privateKeyPem its private key, PEM, unencrypted
+         * @return this builder
+         */
         public Builder tlsClientCertificate(Path certificateChainPem, Path privateKeyPem) {
             values.clientCertificate = Objects.requireNonNull(certificateChainPem, "certificateChainPem");
             values.clientKey = Objects.requireNonNull(privateKeyPem, "privateKeyPem");
@@ -510,13 +604,21 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * Skips the check that the server certificate names the host connected to (the certificate is still checked
          * against the trusted ones). Only for test servers: it allows a man in the middle.
+         *
+         * @return this builder
          */
         public Builder noTlsHostnameVerification() {
             values.hostnameVerification = false;
             return this;
         }
 
-        /** The name of the connections ({@code CLIENT SETNAME}), shown by {@code CLIENT LIST}. */
+        /**
+         * The name of the connections ({@code CLIENT SETNAME}), shown by {@code CLIENT LIST}.
+         *
+         * @param name not blank, without spaces; default the broker's client name
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank or contains a space or control character
+         */
         public Builder clientName(String name) {
             Objects.requireNonNull(name, "name");
             if (name.isBlank() || name.chars().anyMatch(c -> c <= ' ')) {
@@ -530,6 +632,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * The prefix of every key shove creates (default {@value #DEFAULT_KEY_PREFIX}); may be empty. Applications
          * sharing a Redis keep their topics apart with different prefixes.
+         *
+         * @param prefix at most 100 characters, without {@code '{'} or {@code '}'} (the hash tag is shove's)
+         * @return this builder
+         * @throws IllegalArgumentException when {@code prefix} is longer or contains a brace
          */
         public Builder keyPrefix(String prefix) {
             Objects.requireNonNull(prefix, "prefix");
@@ -544,6 +650,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * The Redis consumer group of registrations that keep the default group name (their topic's name). A
          * registration that names its group ({@code ConsumerGroupConfig.groupName}) keeps its own.
+         *
+         * @param name 1 to 200 characters, not blank
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank or longer
          */
         public Builder consumerGroup(String name) {
             Objects.requireNonNull(name, "name");
@@ -555,7 +665,13 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             return this;
         }
 
-        /** The longest wait for a connection (default 10 s). */
+        /**
+         * The longest wait for a connection.
+         *
+         * @param timeout positive, at most 1 day; default 10 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
+         */
         public Builder connectTimeout(Duration timeout) {
             values.connectTimeout = Bounds.positive("Redis connectTimeout", timeout);
             return this;
@@ -564,6 +680,11 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * The longest wait for the answer to one command (default 10 s). Must exceed {@link #blockTimeout}, or every
          * blocking read of an idle stream would time out.
+         *
+         * @param timeout positive, at most 1 day; default 10 s; at least 1 s more than the block timeout, checked by
+         *     {@link #build()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
          */
         public Builder responseTimeout(Duration timeout) {
             values.responseTimeout = Bounds.positive("Redis responseTimeout", timeout);
@@ -573,6 +694,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * How long one {@code XREADGROUP ... BLOCK} waits for new entries (default 2 s). Shorter makes an idle consumer
          * cost more round trips; it never delays a delivery.
+         *
+         * @param timeout at least 1 ms, at most 10 min
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
          */
         public Builder blockTimeout(Duration timeout) {
             Bounds.within("Redis blockTimeout", timeout, false, Duration.ofMinutes(10));
@@ -583,7 +708,13 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             return this;
         }
 
-        /** Completed entries after which their {@code XACK} is sent without waiting for the linger (default 100). */
+        /**
+         * Completed entries after which their {@code XACK} is sent without waiting for the linger.
+         *
+         * @param entries between 1 and 10,000; default 100
+         * @return this builder
+         * @throws IllegalArgumentException when {@code entries} is out of range
+         */
         public Builder ackBatch(int entries) {
             if (entries < 1 || entries > 10_000) {
                 throw new IllegalArgumentException("Redis ackBatch must be between 1 and 10000, was " + entries);
@@ -592,7 +723,13 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             return this;
         }
 
-        /** The longest a completed entry waits for its {@code XACK} (default 5 ms). */
+        /**
+         * The longest a completed entry waits for its {@code XACK}.
+         *
+         * @param linger positive, at most 10 s; default 5 ms
+         * @return this builder
+         * @throws IllegalArgumentException when {@code linger} is out of range
+         */
         public Builder ackLinger(Duration linger) {
             values.ackLinger = Bounds.within("Redis ackLinger", linger, false, Duration.ofSeconds(10));
             return this;
@@ -600,7 +737,11 @@ public final class RedisConfig implements BrokerConfig<Redis> {
 
         /**
          * How often a consumer renews the entries it holds (delivered, waiting for a handler, or waiting out a retry in
-         * place), so that no other consumer reclaims them (default 5 s).
+         * place), so that no other consumer reclaims them.
+         *
+         * @param interval positive, at most 10 min; default 5 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code interval} is out of range
          */
         public Builder leaseRenewal(Duration interval) {
             values.leaseRenewal = Bounds.within("Redis leaseRenewal", interval, false, Duration.ofMinutes(10));
@@ -609,7 +750,11 @@ public final class RedisConfig implements BrokerConfig<Redis> {
 
         /**
          * The idle time after which another consumer reclaims the entries of a consumer that stopped renewing them
-         * (crashed or cut off), instead of the handler timeout. Must exceed three {@link #leaseRenewal} intervals.
+         * (crashed or cut off), instead of the handler timeout. At least three {@link #leaseRenewal} intervals.
+         *
+         * @param idle positive, at most 1 day; at least three lease renewal intervals, checked by {@link #build()}
+         * @return this builder
+         * @throws IllegalArgumentException when {@code idle} is out of range
          */
         public Builder claimIdle(Duration idle) {
             values.claimIdle = Bounds.positive("Redis claimIdle", idle);
@@ -619,6 +764,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         /**
          * How long a consumer's claim on a shard of a sequenced topic lasts without renewal (default 10 s); renewed
          * every third of it. A consumer that dies releases its shards to the others after this.
+         *
+         * @param lease at least 300 ms, at most 1 hour
+         * @return this builder
+         * @throws IllegalArgumentException when {@code lease} is out of range
          */
         public Builder shardLease(Duration lease) {
             Bounds.within("Redis shardLease", lease, false, Duration.ofHours(1));
@@ -629,32 +778,60 @@ public final class RedisConfig implements BrokerConfig<Redis> {
             return this;
         }
 
-        /** The longest the hold-tier requeuer sleeps between looks at its tiers (default 100 ms). */
+        /**
+         * The longest the hold-tier requeuer sleeps between looks at its tiers.
+         *
+         * @param interval positive, at most 10 s; default 100 ms
+         * @return this builder
+         * @throws IllegalArgumentException when {@code interval} is out of range
+         */
         public Builder holdPoll(Duration interval) {
             values.holdPoll = Bounds.within("Redis holdPoll", interval, false, Duration.ofSeconds(10));
             return this;
         }
 
-        /** How every topic's streams are trimmed (default: not at all), unless {@link #trim(String, RedisTrim)}. */
+        /**
+         * How every topic's streams are trimmed, unless {@link #trim(String, RedisTrim)}.
+         *
+         * @param trim by length or by age; default: not at all
+         * @return this builder
+         */
         public Builder trim(RedisTrim trim) {
             values.trim = Objects.requireNonNull(trim, "trim");
             return this;
         }
 
-        /** How one topic's streams (main or shards, and its dead-letter stream) are trimmed. */
+        /**
+         * How one topic's streams (main or shards, and its dead-letter stream) are trimmed, instead of {@link
+         * #trim(RedisTrim)}.
+         *
+         * @param topic the topic's name
+         * @param trim by length or by age
+         * @return this builder
+         */
         public Builder trim(String topic, RedisTrim trim) {
             Objects.requireNonNull(topic, "topic");
             values.topicTrims.put(topic, Objects.requireNonNull(trim, "trim"));
             return this;
         }
 
-        /** Turns trimming off for every topic without a trim of its own. */
+        /**
+         * Turns trimming off for every topic without a trim of its own.
+         *
+         * @return this builder
+         */
         public Builder noTrim() {
             values.trim = null;
             return this;
         }
 
-        /** About how many entries a broadcast topic's stream keeps (default 10,000). */
+        /**
+         * About how many entries a broadcast topic's stream keeps.
+         *
+         * @param entries between 1 and {@link RedisTrim#MAX_LENGTH}; default 10,000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code entries} is out of range
+         */
         public Builder broadcastMaxLen(long entries) {
             if (entries < 1 || entries > RedisTrim.MAX_LENGTH) {
                 throw new IllegalArgumentException(
@@ -665,8 +842,10 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         }
 
         /**
-         * The config as set.
+         * The config as set: the response timeout must exceed the block timeout by at least 1 s, a claim idle time must
+         * be at least three lease renewal intervals, and a client certificate needs TLS.
          *
+         * @return the config; the builder may be changed and built again without affecting it
          * @throws IllegalArgumentException when settings contradict each other (the message says which)
          */
         public RedisConfig build() {

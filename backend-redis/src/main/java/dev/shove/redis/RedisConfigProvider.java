@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  * rediss://orders-svc@redis.internal:6380?password_file=/run/secrets/redis&tls.trustedCertificates=/etc/redis/ca.pem
  * redis://node-1:7000,node-2:7000,node-3:7000?maxAge=7d
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class RedisConfigProvider implements BrokerConfigProvider {
 

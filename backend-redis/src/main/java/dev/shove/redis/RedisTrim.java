@@ -18,6 +18,8 @@ import java.util.Objects;
  *
  * <p>Trimming removes entries whether or not a consumer group has read them: a group that falls behind by more than
  * the limit loses what was trimmed (see {@code docs/backends/redis.md}).
+ *
+ * @since 0.1.0
  */
 public final class RedisTrim {
     /** The most entries {@link #maxLen(long)} accepts. */
@@ -37,6 +39,8 @@ public final class RedisTrim {
     /**
      * Keeps about the newest {@code entries} entries of each stream.
      *
+     * @param entries how many of the newest entries each stream keeps (a few more may stay)
+     * @return the trim
      * @throws IllegalArgumentException unless {@code 1 <= entries <= MAX_LENGTH}
      */
     public static RedisTrim maxLen(long entries) {
@@ -51,6 +55,8 @@ public final class RedisTrim {
      * Keeps the entries added during the last {@code age}. A retry waiting in a hold tier is not in the stream, so an
      * age shorter than a hold delay trims nothing it needs.
      *
+     * @param age how long entries are kept after they were added
+     * @return the trim
      * @throws IllegalArgumentException unless the age is at least 1 ms and at most 3650 days
      */
     public static RedisTrim maxAge(Duration age) {
@@ -61,12 +67,12 @@ public final class RedisTrim {
         return new RedisTrim(0, Bounds.within("Redis trim maxAge", age, false, MAX_AGE));
     }
 
-    /** The length limit, or 0 when trimming by age. */
+    /** {@return the length limit, or 0 when trimming by age} */
     public long length() {
         return maxLen;
     }
 
-    /** The age limit, or zero when trimming by length. */
+    /** {@return the age limit, or zero when trimming by length} */
     public Duration age() {
         return maxAge;
     }

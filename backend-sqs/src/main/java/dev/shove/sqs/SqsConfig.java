@@ -42,6 +42,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * {@value #DEFAULT_MAX_CONNECTIONS} HTTP connections (each running long poll holds one); API calls time out after
  * {@link #DEFAULT_API_CALL_TIMEOUT}; deletes are coalesced into batches of up to 10 for at most {@link
  * #DEFAULT_SETTLE_LINGER}.
+ *
+ * @since 0.1.0
  */
 public final class SqsConfig implements BrokerConfig<Sqs> {
     /** The longest long poll SQS allows, and the default. */
@@ -114,12 +116,18 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         this.v = values;
     }
 
-    /** The region and credentials of the AWS SDK's default chains, every other default. */
+    /** {@return a config with the region and credentials of the AWS SDK's default chains, every other default} */
     public static SqsConfig ofDefaults() {
         return builder().build();
     }
 
-    /** A region (e.g. {@code eu-west-1}), credentials from the default chain, every other default. */
+    /**
+     * A region, credentials from the default chain, every other default.
+     *
+     * @param region an AWS region, e.g. {@code eu-west-1}
+     * @return the config
+     * @throws IllegalArgumentException when {@code region} does not look like a region
+     */
     public static SqsConfig of(String region) {
         return builder().region(region).build();
     }
@@ -127,6 +135,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
     /**
      * A local emulator (fauxqs, LocalStack) answering SQS and SNS at {@code endpoint}, e.g. {@code
      * http://127.0.0.1:4566}: region {@code us-east-1} and placeholder credentials, which emulators accept.
+     *
+     * @param endpoint the emulator's {@code http://} or {@code https://} address
+     * @return the config
+     * @throws IllegalArgumentException when {@code endpoint} is not an {@code http://} or {@code https://} address
      */
     public static SqsConfig emulator(String endpoint) {
         return builder()
@@ -136,27 +148,27 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
                 .build();
     }
 
-    /** A builder with every default. */
+    /** {@return a builder with every default} */
     public static Builder builder() {
         return new Builder(new Values());
     }
 
-    /** A builder starting from this config. */
+    /** {@return a builder starting from this config's settings; changing it leaves this config as it is} */
     public Builder toBuilder() {
         return new Builder(v.clone());
     }
 
-    /** The region set with {@link Builder#region}; empty means the SDK's default region chain. */
+    /** {@return the region set with {@link Builder#region}; empty means the SDK's default region chain} */
     public Optional<String> region() {
         return Optional.ofNullable(v.region);
     }
 
-    /** The SQS endpoint override, if any (it also serves SNS unless {@link #snsEndpoint()} is set). */
+    /** {@return the SQS endpoint override, if any (it also serves SNS unless an SNS endpoint is set)} */
     public Optional<URI> endpoint() {
         return Optional.ofNullable(v.endpoint);
     }
 
-    /** The SNS endpoint override, if any: the one set for SNS, else the SQS one. */
+    /** {@return the SNS endpoint override, if any: the one set for SNS, else the SQS one} */
     public Optional<URI> snsEndpoint() {
         return Optional.ofNullable(v.snsEndpoint != null ? v.snsEndpoint : v.endpoint);
     }
@@ -166,40 +178,50 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         return Optional.ofNullable(v.credentials);
     }
 
-    /** The prefix of every queue and topic name this backend creates or looks up (default none). */
+    /** {@return the prefix of every queue and topic name this backend creates or looks up; empty for none} */
     public String namePrefix() {
         return v.namePrefix;
     }
 
-    /** Whether topics have SNS topics (publishing goes through them, broadcast works); see {@link Builder#noSns()}. */
+    /**
+     * {@return whether topics have SNS topics (publishing goes through them, broadcast works); see {@link
+     * Builder#noSns()}}
+     */
     public boolean usesSns() {
         return v.sns;
     }
 
+    /** {@return the most HTTP connections all SQS and SNS calls share} */
     public int maxConnections() {
         return v.maxConnections;
     }
 
+    /** {@return how long one receive waits for messages; zero is short polling} */
     public Duration receiveWait() {
         return v.receiveWait;
     }
 
+    /** {@return the visibility timeout of receives for registrations that have no handler timeout} */
     public Duration visibilityTimeout() {
         return v.visibilityTimeout;
     }
 
+    /** {@return after how many receives SQS moves a message to the dead-letter queue by itself} */
     public int maxReceiveCount() {
         return v.maxReceiveCount;
     }
 
+    /** {@return how long one API call other than a long poll may take, the SDK's retries included} */
     public Duration apiCallTimeout() {
         return v.apiCallTimeout;
     }
 
+    /** {@return the longest an acknowledgement waits for others to share one {@code DeleteMessageBatch}} */
     public Duration settleLinger() {
         return v.settleLinger;
     }
 
+    /** {@return how long the queue of a broadcast subscriber that stopped touching it lives on} */
     public Duration broadcastQueueExpiry() {
         return v.broadcastQueueExpiry;
     }
@@ -209,12 +231,15 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         return v.maxCopyDelay;
     }
 
-    /** Queues created elsewhere, by shove name (a topic's or a dead-letter queue's name): their URLs. */
+    /**
+     * {@return the queues created elsewhere: their URLs by shove name (a topic's or a dead-letter queue's name); an
+     * unmodifiable copy}
+     */
     public Map<String, String> queueUrls() {
         return Map.copyOf(v.queueUrls);
     }
 
-    /** SNS topics created elsewhere, by shove topic name: their ARNs. */
+    /** {@return the SNS topics created elsewhere: their ARNs by shove topic name; an unmodifiable copy} */
     public Map<String, String> topicArns() {
         return Map.copyOf(v.topicArns);
     }
@@ -230,7 +255,14 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             this.values = values;
         }
 
-        /** The AWS region, e.g. {@code eu-west-1} (default: the SDK's default region chain). */
+        /**
+         * The AWS region.
+         *
+         * @param region e.g. {@code eu-west-1}; default the SDK's default region chain
+         * @return this builder
+         * @throws IllegalArgumentException when {@code region} does not look like a region (lower-case letters, digits
+         *     and {@code -})
+         */
         public Builder region(String region) {
             Objects.requireNonNull(region, "region");
             if (!REGION.matcher(region).matches()) {
@@ -245,19 +277,36 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         /**
          * Sends every SQS call (and SNS call, unless {@link #snsEndpoint} says otherwise) to this endpoint instead of
          * AWS's: an emulator ({@code http://127.0.0.1:4566}) or a VPC endpoint.
+         *
+         * @param endpoint an {@code http://} or {@code https://} address
+         * @return this builder
+         * @throws IllegalArgumentException when {@code endpoint} is not an {@code http://} or {@code https://} address
          */
         public Builder endpoint(String endpoint) {
             values.endpoint = uri("endpoint", endpoint);
             return this;
         }
 
-        /** Sends every SNS call to this endpoint (default: {@link #endpoint}'s, else AWS's). */
+        /**
+         * Sends every SNS call to this endpoint.
+         *
+         * @param endpoint an {@code http://} or {@code https://} address; default {@link #endpoint}'s, else AWS's
+         * @return this builder
+         * @throws IllegalArgumentException when {@code endpoint} is not an {@code http://} or {@code https://} address
+         */
         public Builder snsEndpoint(String endpoint) {
             values.snsEndpoint = uri("snsEndpoint", endpoint);
             return this;
         }
 
-        /** Static credentials: an access key id and its secret key (never shown by {@code toString()}). */
+        /**
+         * Static credentials: an access key id and its secret key, instead of the default chain.
+         *
+         * @param accessKeyId the access key id, not blank
+         * @param secretAccessKey its secret key, not blank; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when a value is blank
+         */
         public Builder credentials(String accessKeyId, String secretAccessKey) {
             requireText("access key id", accessKeyId);
             requireText("secret access key", secretAccessKey);
@@ -267,7 +316,16 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             return this;
         }
 
-        /** Temporary static credentials: an access key id, its secret key and the session token. */
+        /**
+         * Temporary static credentials: an access key id, its secret key and the session token, instead of the
+         * default chain.
+         *
+         * @param accessKeyId the access key id, not blank
+         * @param secretAccessKey its secret key, not blank; never shown by {@code toString()}
+         * @param sessionToken the session token, not blank; never shown by {@code toString()}
+         * @return this builder
+         * @throws IllegalArgumentException when a value is blank
+         */
         public Builder credentials(String accessKeyId, String secretAccessKey, String sessionToken) {
             requireText("access key id", accessKeyId);
             requireText("secret access key", secretAccessKey);
@@ -278,7 +336,12 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             return this;
         }
 
-        /** Credentials from a provider of the AWS SDK (an assumed role, a custom chain). */
+        /**
+         * Credentials from a provider of the AWS SDK (an assumed role, a custom chain), instead of the default chain.
+         *
+         * @param provider asked for credentials by the SDK's clients; {@code toString()} shows only its class name
+         * @return this builder
+         */
         public Builder credentialsProvider(AwsCredentialsProvider provider) {
             values.credentials = Objects.requireNonNull(provider, "provider");
             values.credentialsDescription = provider.getClass().getSimpleName();
@@ -287,7 +350,11 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
 
         /**
          * A prefix for every queue and topic name, e.g. {@code staging-}: one account can then hold several
-         * environments. Up to 40 letters, digits, {@code -} and {@code _} (default none).
+         * environments.
+         *
+         * @param prefix up to 40 letters, digits, {@code -} and {@code _}; default none
+         * @return this builder
+         * @throws IllegalArgumentException when {@code prefix} is longer or holds another character
          */
         public Builder namePrefix(String prefix) {
             Objects.requireNonNull(prefix, "prefix");
@@ -303,6 +370,8 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
          * Uses no SNS at all: messages are sent straight to each topic's queue, and broadcast topics are not available.
          * For accounts without SNS permissions; the SNS topic is otherwise where other services subscribe queues of
          * their own.
+         *
+         * @return this builder
          */
         public Builder noSns() {
             values.sns = false;
@@ -312,6 +381,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         /**
          * The most HTTP connections all SQS and SNS calls share (default {@value #DEFAULT_MAX_CONNECTIONS}). Each running
          * long poll holds one for up to {@link #receiveWait}; give at least one per consumer plus room for the rest.
+         *
+         * @param connections between 1 and 10,000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code connections} is out of range
          */
         public Builder maxConnections(int connections) {
             if (connections < 1 || connections > 10_000) {
@@ -325,6 +398,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         /**
          * How long one receive waits for messages (long polling; default 20 s, SQS's maximum). Zero is short polling,
          * which costs a request per poll whether or not messages wait.
+         *
+         * @param wait whole seconds, from 0 to 20 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code wait} is out of range or not whole seconds
          */
         public Builder receiveWait(Duration wait) {
             values.receiveWait = Bounds.within("SQS receiveWait", wait, true, DEFAULT_RECEIVE_WAIT);
@@ -337,6 +414,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         /**
          * The visibility timeout of receives for registrations that have no handler timeout (default 30 s, between 1 s
          * and 12 h); with a handler timeout it is derived from it. A heartbeat extends it while a message is held.
+         *
+         * @param timeout at least 1 s, at most 12 h
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
          */
         public Builder visibilityTimeout(Duration timeout) {
             values.visibilityTimeout = Bounds.within("SQS visibilityTimeout", timeout, false, MAX_VISIBILITY);
@@ -351,6 +432,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
          * After how many receives SQS moves a message to the dead-letter queue by itself (the redrive policy; default
          * {@value #DEFAULT_MAX_RECEIVE_COUNT}, between 1 and 1000). shove dead-letters rejected and exhausted messages
          * itself, at once; this is the backstop for a message that keeps a consumer from settling it (a crash).
+         *
+         * @param receives between 1 and 1000
+         * @return this builder
+         * @throws IllegalArgumentException when {@code receives} is out of range
          */
         public Builder maxReceiveCount(int receives) {
             if (receives < 1 || receives > 1000) {
@@ -360,7 +445,13 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             return this;
         }
 
-        /** How long one API call other than a long poll may take, the SDK's retries included (default 30 s). */
+        /**
+         * How long one API call other than a long poll may take, the SDK's retries included.
+         *
+         * @param timeout positive, at most 1 day; default 30 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code timeout} is out of range
+         */
         public Builder apiCallTimeout(Duration timeout) {
             values.apiCallTimeout = Bounds.positive("SQS apiCallTimeout", timeout);
             return this;
@@ -369,6 +460,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         /**
          * The longest an acknowledgement waits for others to share one {@code DeleteMessageBatch} (default 10 ms;
          * zero sends what is pending at once). Ten pending acknowledgements are sent without waiting.
+         *
+         * @param linger from zero to 1 s
+         * @return this builder
+         * @throws IllegalArgumentException when {@code linger} is out of range
          */
         public Builder settleLinger(Duration linger) {
             values.settleLinger = Bounds.within("SQS settleLinger", linger, true, Duration.ofSeconds(1));
@@ -379,6 +474,10 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
          * How long the queue of a broadcast subscriber that stopped touching it (it died without removing it) lives on
          * before another subscriber of the topic deletes it (default 5 min, at least 1 s). Its subscriber touches it
          * every quarter of this.
+         *
+         * @param expiry at least 1 s, at most 1 day
+         * @return this builder
+         * @throws IllegalArgumentException when {@code expiry} is out of range
          */
         public Builder broadcastQueueExpiry(Duration expiry) {
             values.broadcastQueueExpiry = Bounds.positive("SQS broadcastQueueExpiry", expiry);
@@ -393,6 +492,11 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
          * A queue created elsewhere (by Terraform, CloudFormation, an operator): {@code name} is the shove name (a
          * topic's name or its dead-letter queue's), {@code url} its queue URL. shove then checks it when the topic is
          * declared and never creates or changes it. A topic's objects are given all together or not at all.
+         *
+         * @param name the shove name of the queue, not blank
+         * @param url its queue URL, an {@code http://} or {@code https://} address
+         * @return this builder
+         * @throws IllegalArgumentException when {@code name} is blank or {@code url} is not an address
          */
         public Builder queueUrl(String name, String url) {
             requireText("queue name", name);
@@ -401,7 +505,15 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             return this;
         }
 
-        /** An SNS topic created elsewhere: {@code topic} is the shove topic name, {@code arn} the topic's ARN. */
+        /**
+         * An SNS topic created elsewhere; shove then checks it when the topic is declared and never creates or changes
+         * it.
+         *
+         * @param topic the shove topic name, not blank
+         * @param arn the SNS topic's ARN ({@code arn:aws:sns:...})
+         * @return this builder
+         * @throws IllegalArgumentException when {@code topic} is blank or {@code arn} is not an SNS topic ARN
+         */
         public Builder topicArn(String topic, String arn) {
             requireText("topic name", topic);
             requireText("topic ARN", arn);
@@ -419,8 +531,9 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             return this;
         }
 
-        /** The config as set. */
+        /** {@return the config as set; the builder may be changed and built again without affecting it} */
         public SqsConfig build() {
+
             return new SqsConfig(values.clone());
         }
 

@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * sqs://us-east-1?endpoint=http://127.0.0.1:4566&accessKeyId=test&secretAccessKey=test
  * sqs://eu-west-1?namePrefix=prod-&receiveWait=10s
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class SqsConfigProvider implements BrokerConfigProvider {
 
