@@ -7,6 +7,7 @@
 #   scripts/bench.sh nats [key=value ...]        # e.g. scripts/bench.sh nats runs=3 messages=100000
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
 #   scripts/bench.sh redis [key=value ...]       # e.g. scripts/bench.sh redis runs=3 messages=100000
+#   scripts/bench.sh scale [key=value ...]       # in memory: startup, idle CPU, heap and threads with 1, 100, 1000 registrations
 #
 # Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
 # (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
@@ -23,8 +24,9 @@ case "$broker" in
     nats) main=dev.shove.benchmarks.NatsBenchmark ;;
     sqs) main=dev.shove.benchmarks.SqsBenchmark ;;
     redis) main=dev.shove.benchmarks.RedisBenchmark ;;
+    scale) main=dev.shove.benchmarks.ScaleBenchmark ;;
     *)
-        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|nats|redis|sqs [key=value ...]" >&2
+        echo "usage: scripts/bench.sh memory|kafka|rabbitmq|nats|redis|sqs|scale [key=value ...]" >&2
         exit 2
         ;;
 esac
@@ -35,7 +37,7 @@ if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA_HOME/bin/java" ]; then
 fi
 export JAVA_HOME
 
-if [ "$broker" != memory ]; then
+if [ "$broker" != memory ] && [ "$broker" != scale ]; then
     scripts/brokers.sh up "$broker"
 fi
 ./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \

@@ -83,6 +83,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final AtomicInteger unsettled = new AtomicInteger();
     private final AtomicInteger unconfirmed = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
+    /** This consumer's workers' slots, as the watchdog scans them (skipped while nothing runs). */
+    private final Watchdog.Group watched;
+
     private final AtomicInteger workerSeq = new AtomicInteger();
     /** Replacements not started because too many stuck workers are alive; started as those return. */
     private final AtomicInteger owedWorkers = new AtomicInteger();
@@ -118,15 +121,18 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         this.batch = batch;
         this.meters = meters;
         this.nativeBatches = context.services().capabilities().nativeBatches();
+        this.watched = Watchdog.group(running);
     }
 
     /** Subscribes and starts the workers. Throws what the transport throws (a missing queue, an unreachable broker). */
     void start() {
         state = RUNNING;
+        context.services().watchdog().watch(watched);
         try {
             subscription = context.services().transport().subscribe(request, this);
         } catch (RuntimeException e) {
             state = STOPPED;
+            context.services().watchdog().remove(watched);
             throw e;
         }
         for (int i = 0; i < workerCount; i++) {
@@ -239,7 +245,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 this::signalIdle,
                 this::workerLoop);
         workers.add(worker);
-        context.services().watchdog().register(worker.slot);
+        watched.add(worker.slot);
         worker.start();
     }
 
@@ -285,7 +291,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             replaceWorker();
         } finally {
             workers.remove(worker);
-            context.services().watchdog().unregister(worker.slot);
+            watched.remove(worker.slot);
             if (state == RUNNING && owedWorkers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 spawnWorker(); // a stuck handler returned: start the replacement it was owed
             }
@@ -768,6 +774,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             }
         }
         state = STOPPED;
+        context.services().watchdog().remove(watched);
         signalIdle();
         return timedOut;
     }

@@ -12,38 +12,70 @@ import org.slf4j.LoggerFactory;
  * that it arms before calling a handler and disarms after; the watchdog scans the slots every few milliseconds and
  * takes over any slot past its deadline. This costs the delivery path two volatile writes instead of a timer per
  * message.
+ *
+ * <p>Slots are watched in {@link Group}s, one per consumer, each with the consumer's count of handlers in progress: a
+ * group whose count is 0 has no armed slot (a worker counts its call before it arms and after it disarms) and is
+ * skipped whole, so idle consumers cost the scan one read each, however many workers they have.
  */
 final class Watchdog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
     private static final long TICK_NANOS = 5_000_000L;
 
-    private final CopyOnWriteArrayList<Slot> slots = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Group> groups = new CopyOnWriteArrayList<>();
+    /** Slots registered one by one, outside any consumer's group: scanned on every tick. */
+    private final Group loose = new Group(null);
+
     private final Thread thread;
     private volatile boolean closed;
 
     Watchdog(String name) {
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        groups.add(loose);
         this.thread.start();
     }
 
+    /** Watches one slot on every tick, whatever runs. */
     public void register(Slot slot) {
-        slots.add(slot);
+        loose.add(slot);
     }
 
     public void unregister(Slot slot) {
-        slots.remove(slot);
+        loose.remove(slot);
+    }
+
+    /**
+     * A group for the slots of one consumer, skipped while {@code running} (its count of handlers in progress,
+     * incremented before a slot is armed and decremented after it is disarmed) is 0; watched once {@link #watch}ed.
+     */
+    public static Group group(AtomicInteger running) {
+        return new Group(running);
+    }
+
+    /** Starts watching a consumer's slots (again, after {@link #remove}); watching it twice changes nothing. */
+    public void watch(Group group) {
+        groups.addIfAbsent(group);
+    }
+
+    /** Stops watching a consumer's slots. */
+    public void remove(Group group) {
+        groups.remove(group);
     }
 
     private void run() {
         while (!closed) {
             LockSupport.parkNanos(TICK_NANOS);
             long now = System.nanoTime();
-            for (Slot slot : slots) {
-                if (slot.isOverdue(now) && slot.takeOver()) {
-                    try {
-                        slot.owner.timedOut(slot);
-                    } catch (RuntimeException | Error e) {
-                        log.error("shove internal error while timing out a handler", e);
+            for (Group group : groups) {
+                if (group.running != null && group.running.get() == 0) {
+                    continue;
+                }
+                for (Slot slot : group.slots) {
+                    if (slot.isOverdue(now) && slot.takeOver()) {
+                        try {
+                            slot.owner.timedOut(slot);
+                        } catch (RuntimeException | Error e) {
+                            log.error("shove internal error while timing out a handler", e);
+                        }
                     }
                 }
             }
@@ -54,6 +86,26 @@ final class Watchdog implements AutoCloseable {
     public void close() {
         closed = true;
         LockSupport.unpark(thread);
+    }
+
+    /** The slots of one consumer's workers, and its count of handlers in progress. */
+    public static final class Group {
+        private final @Nullable AtomicInteger running;
+        private final CopyOnWriteArrayList<Slot> slots = new CopyOnWriteArrayList<>();
+
+        private Group(@Nullable AtomicInteger running) {
+            this.running = running;
+        }
+
+        /** Watches a worker's slot. */
+        public void add(Slot slot) {
+            slots.add(slot);
+        }
+
+        /** Stops watching a worker's slot. */
+        public void remove(Slot slot) {
+            slots.remove(slot);
+        }
     }
 
     /** What the watchdog calls when a slot's deadline passes. */

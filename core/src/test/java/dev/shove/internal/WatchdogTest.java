@@ -266,6 +266,43 @@ class WatchdogTest {
         }
 
         @Test
+        @DisplayName(
+                "scans a consumer's group only while its count of running handlers is above 0, and not once removed")
+        void groupsSkippedWhileIdle() {
+            try (Watchdog watchdog = new Watchdog("shove-watchdog-test-groups")) {
+                AtomicInteger running = new AtomicInteger();
+                Watchdog.Group group = Watchdog.group(running);
+                watchdog.watch(group);
+                RecordingOwner idleOwner = new RecordingOwner();
+                Watchdog.Slot slot = new Watchdog.Slot(idleOwner);
+                group.add(slot);
+                // armed while the count says nothing runs: a state a worker never shows, so the scan may skip it
+                slot.arm("job-1", 1);
+                Watchdog.Slot marker = new Watchdog.Slot(owner);
+                watchdog.register(marker);
+                marker.arm("marker", TimeUnit.MILLISECONDS.toNanos(20));
+                await().atMost(PATIENCE).until(() -> !owner.timedOut.isEmpty()); // scans ran after both deadlines
+                assertThat(idleOwner.timedOut).as("skipped while running is 0").isEmpty();
+
+                running.incrementAndGet();
+                await().atMost(PATIENCE).until(() -> !idleOwner.timedOut.isEmpty());
+                assertThat(idleOwner.timedOut).containsExactly(slot);
+
+                Watchdog.Slot afterRemoval = new Watchdog.Slot(idleOwner);
+                group.add(afterRemoval);
+                watchdog.remove(group);
+                afterRemoval.arm("job-2", 1);
+                Watchdog.Slot marker2 = new Watchdog.Slot(owner);
+                watchdog.register(marker2);
+                marker2.arm("marker-2", TimeUnit.MILLISECONDS.toNanos(20));
+                await().atMost(PATIENCE).until(() -> owner.timedOut.size() == 2);
+                assertThat(idleOwner.timedOut)
+                        .as("a removed group is not scanned")
+                        .containsExactly(slot);
+            }
+        }
+
+        @Test
         @DisplayName("ignores unregistered slots")
         void unregistered() {
             try (Watchdog watchdog = new Watchdog("shove-watchdog-test-unregistered")) {
