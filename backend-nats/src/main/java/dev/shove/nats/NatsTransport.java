@@ -434,9 +434,7 @@ final class NatsTransport implements Transport {
     @Override
     public DeadLetterStore deadLetters(Topic<?> topic, String group) {
         checkOpen();
-        String dlq = topic.dlq()
-                .orElseThrow(() -> new IllegalArgumentException("topic '" + topic.name()
-                        + "' has no dead-letter queue; declare it with dlq() to keep dead letters"));
+        String dlq = topic.dlq().orElseThrow(); // the engine refuses a topic without one before asking
         return new NatsDeadLetters(jsm, topology, topic.name(), dlq, group);
     }
 

@@ -356,9 +356,7 @@ final class RedisTransport implements Transport {
     @Override
     public DeadLetterStore deadLetters(Topic<?> topic, String group) {
         checkOpen();
-        String dlq = topic.dlq()
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        String dlq = topic.dlq().orElseThrow(); // the engine refuses a topic without one before asking
         return new RedisDeadLetters(this, topic, dlq, groupOf(topic, group));
     }
 

@@ -492,9 +492,7 @@ final class SqsTransport implements Transport {
     @Override
     public DeadLetterStore deadLetters(Topic<?> topic, String group) {
         checkOpen();
-        String dlq = topic.dlq()
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
+        String dlq = topic.dlq().orElseThrow(); // the engine refuses a topic without one before asking
         return new SqsDeadLetters(this, topic, dlq);
     }
 

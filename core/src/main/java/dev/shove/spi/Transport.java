@@ -111,7 +111,7 @@ public interface Transport extends AutoCloseable {
      * The dead-letter queue of a topic as consumer group {@code group} sees it, for counting, reading, replaying and
      * purging dead letters.
      *
-     * @param topic a topic with a dead-letter queue
+     * @param topic a topic with a dead-letter queue (the engine refuses one without before it asks)
      * @param group the consumer group's name
      * @return the store of that topic's dead letters, as {@code group} sees them
      * @throws UnsupportedOperationException when this backend cannot read dead letters apart from consuming them
