@@ -39,8 +39,8 @@ final class BrokerOption {
         } catch (IllegalArgumentException e) {
             throw CliException.usage("broker URI: " + e.getMessage(), e);
         } catch (BrokerUnavailableException e) {
-            throw CliException.failure(
-                    "cannot connect to the broker: " + e.getMessage() + "; check that it runs and the URI is right", e);
+            // the backends' messages say where they tried and how to start the broker
+            throw CliException.failure("cannot connect to the broker: " + e.getMessage(), e);
         }
     }
 }

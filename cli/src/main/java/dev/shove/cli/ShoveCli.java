@@ -56,14 +56,10 @@ public final class ShoveCli {
     /** Runs one command line and exits the JVM with its status. */
     public static void main(String[] args) {
         boolean verbose = java.util.Arrays.asList(args).contains("--verbose");
-        // before any logger exists: the clients' INFO chatter would drown the output
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
-        if (!verbose) {
-            // the Kafka client logs each failed connection attempt; the CLI reports the failure in one line
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
-            // a topic given without --hold is built with the implicit tier, which Topic warns about at each build
-            System.setProperty("org.slf4j.simpleLogger.log.dev.shove.Topic", "error");
-        }
+        // before any logger exists: the CLI reports what went wrong in one line, so the clients' and the engine's log
+        // (reconnect warnings, connection attempts) is shown only with --verbose
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "error");
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
         int status = new ShoveCli(new Session(Broker::connect, System.getenv(), System.in, out, err)).run(args);

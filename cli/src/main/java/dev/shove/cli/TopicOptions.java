@@ -88,8 +88,10 @@ final class TopicOptions {
                 String topic = name;
                 b.sequenced(SequenceFailure.SKIP, payload -> {
                     if (key == null) {
-                        throw new IllegalArgumentException(
-                                "topic '" + topic + "' is sequenced (--shards): give the message's --key");
+                        // publish checks --key first; a dead letter reaches here only without a key header
+                        throw new IllegalArgumentException("topic '" + topic
+                                + "' is sequenced and the message has no ordering key (no shove-sequence-key"
+                                + " header); the command line cannot derive one from the payload");
                     }
                     return key;
                 });
