@@ -53,7 +53,11 @@ public final class ShoveCli {
         this.session = session;
     }
 
-    /** Runs one command line and exits the JVM with its status. */
+    /**
+     * Runs one command line and exits the JVM with its status.
+     *
+     * @param args the command and its options, e.g. {@code dlq count --topic orders}
+     */
     public static void main(String[] args) {
         boolean verbose = java.util.Arrays.asList(args).contains("--verbose");
         // before any logger exists: the CLI reports what went wrong in one line, so the clients' and the engine's log
@@ -207,7 +211,7 @@ public final class ShoveCli {
                 "  0  done",
                 "  1  the broker or the operation failed",
                 "  2  the command line is wrong",
-                "  3  dead letters need attention (a dry run would move some, a replay refused some)"
+                "  3  dead letters need attention: a dry run would move some, or a replay refused some"
             },
             subcommandsRepeatable = false)
     static final class Root implements Callable<Integer> {

@@ -54,9 +54,7 @@ class ShoveCliIT {
         String uri = BrokerAvailability.env("SHOVE_RABBITMQ_URI", "amqp://guest:guest@127.0.0.1:5672");
         BrokerAvailability.require("RabbitMQ", "rabbitmq", URI.create(uri), 5672);
         String name = "it-cli-" + UUID.randomUUID().toString().substring(0, 8);
-        try {
-            journey(uri, name, "rabbitmq");
-        } finally {
+        cleanUpAfter(() -> journey(uri, name, "rabbitmq"), () -> {
             ConnectionFactory factory = new ConnectionFactory();
             factory.setUri(uri);
             factory.setConnectionTimeout(30_000);
@@ -67,7 +65,7 @@ class ShoveCliIT {
                     channel.queueDelete(queue);
                 }
             }
-        }
+        });
     }
 
     @Test
@@ -79,9 +77,7 @@ class ShoveCliIT {
         BrokerAvailability.require(
                 "Kafka", "kafka", first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
         String name = "it-cli-" + UUID.randomUUID().toString().substring(0, 8);
-        try {
-            journey("kafka://" + bootstrap, name, "kafka");
-        } finally {
+        cleanUpAfter(() -> journey("kafka://" + bootstrap, name, "kafka"), () -> {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 Set<String> ours = new HashSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
                 ours.removeIf(t -> !t.startsWith(name));
@@ -89,7 +85,28 @@ class ShoveCliIT {
                     admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
                 }
             }
+        });
+    }
+
+    /** Something that may throw anything. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code test}, then {@code cleanUp}; a failing clean-up never hides the test's own failure. */
+    private static void cleanUpAfter(Step test, Step cleanUp) throws Exception {
+        try {
+            test.run();
+        } catch (Exception | AssertionError e) {
+            try {
+                cleanUp.run();
+            } catch (Exception cleanUpFailure) {
+                e.addSuppressed(cleanUpFailure);
+            }
+            throw e;
         }
+        cleanUp.run();
     }
 
     private static Topic<byte[]> topic(String name) {
