@@ -26,6 +26,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,6 +45,14 @@ import org.slf4j.LoggerFactory;
  * not store it) fails with a {@link PublishException}. Neither is retried. When the
  * channel or connection fails under a publish, its fate is unknown and it is tried again, up to the configured
  * attempts, with jittered exponential backoff (so it may be stored twice: at-least-once).
+ *
+ * <p>A publish the broker refuses for good closes its channel with a channel error: 406 PRECONDITION_FAILED (over the
+ * broker's {@code max_message_size}, an invalid {@code expiration} or {@code user-id}, a {@code CC}/{@code BCC}
+ * header that is not an array), 403 ACCESS_REFUSED (no write permission) or 404 NOT_FOUND (the exchange is gone).
+ * Trying it again would fail the same way and close another channel, so it fails at once, not retriable. The channel
+ * error does not say which publish caused it: when the channel had only that publish awaiting its confirm, it is the
+ * culprit; every other publish it took down (it may be innocent) is tried again alone, on a channel of its own, where
+ * a refusal is certainly its own.
  *
  * <p>Futures are completed on virtual threads, never on the connection's I/O thread, so a caller's continuation may
  * block or publish again. Thread-safe.
@@ -62,6 +72,9 @@ final class ConfirmPublisher implements AutoCloseable {
     private final String brokerAddress;
     private final PooledChannel[] pool;
     private final ScheduledFuture<?> sweeper;
+    /** One publish at a time {@linkplain #attemptAlone alone}, so a burst of them opens one channel at a time. */
+    private final ReentrantLock isolation = new ReentrantLock();
+
     private volatile boolean closed;
 
     ConfirmPublisher(
@@ -127,6 +140,15 @@ final class ConfirmPublisher implements AutoCloseable {
         confirmed.whenComplete((ok, failure) -> {
             if (failure == null) {
                 result.complete(null);
+            } else if (failure instanceof Refused refused && !refused.alone && attempt < attempts && !closed) {
+                // Another publish on the channel may have been the one refused: try this one alone.
+                log.debug(
+                        "publishing {} to {}: its channel was closed by a refusal ({} {}); trying it alone",
+                        what,
+                        route,
+                        refused.replyCode,
+                        refused.replyText);
+                completions.execute(() -> attemptAlone(route, properties, body, what, attempt + 1, result));
             } else if (failure instanceof Lost lost && attempt < attempts && !closed) {
                 long delay = backoffMillis(attempt);
                 log.debug(
@@ -145,6 +167,79 @@ final class ConfirmPublisher implements AutoCloseable {
                 result.completeExceptionally(describe(failure, route, what, attempt));
             }
         });
+    }
+
+    /**
+     * Tries a publish that a refusal took down along with others alone, on a channel of its own, awaiting its confirm
+     * before the next such publish: a refusal there is certainly its own. Only after a refusal, so a channel per try
+     * costs little. Any other failure goes back to the ordinary attempts.
+     */
+    private void attemptAlone(
+            Route route,
+            AMQP.BasicProperties properties,
+            byte[] body,
+            String what,
+            int attempt,
+            CompletableFuture<Void> result) {
+        @Nullable Exception failure;
+        isolation.lock();
+        try {
+            failure = publishAlone(route, properties, body);
+        } finally {
+            isolation.unlock();
+        }
+        if (failure == null) {
+            result.complete(null);
+        } else if (failure instanceof Lost && attempt < attempts && !closed) {
+            scheduler.schedule(
+                    () -> completions.execute(() -> attempt(route, properties, body, what, attempt + 1, result)),
+                    backoffMillis(attempt),
+                    TimeUnit.MILLISECONDS);
+        } else {
+            result.completeExceptionally(describe(failure, route, what, attempt));
+        }
+    }
+
+    private @Nullable Exception publishAlone(Route route, AMQP.BasicProperties properties, byte[] body) {
+        if (closed) {
+            return new Lost(new IOException("the broker connection is closing"));
+        }
+        Channel channel;
+        try {
+            channel = connection.createChannel();
+        } catch (IOException | ShutdownSignalException e) {
+            return new Lost(e);
+        }
+        if (channel == null) {
+            return new Lost(
+                    new IOException("RabbitMQ refused a new channel: the connection's channel limit is reached"));
+        }
+        AtomicReference<@Nullable Returned> returned = new AtomicReference<>();
+        channel.addReturnListener(r -> returned.set(new Returned(r.getReplyCode(), r.getReplyText())));
+        try {
+            channel.confirmSelect();
+            channel.basicPublish(route.exchange(), route.routingKey(), route.mandatory(), properties, body);
+            if (!channel.waitForConfirms(Math.max(1, TimeUnit.NANOSECONDS.toMillis(confirmTimeoutNanos)))) {
+                return new Nacked();
+            }
+            return returned.get();
+        } catch (TimeoutException e) {
+            return new ConfirmTimeout();
+        } catch (ShutdownSignalException e) {
+            return refusedOrLost(e);
+        } catch (IOException e) {
+            return e.getCause() instanceof ShutdownSignalException s ? refusedOrLost(s) : new Lost(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Lost(e);
+        } finally {
+            RabbitTopology.closeQuietly(channel);
+        }
+    }
+
+    private static Exception refusedOrLost(ShutdownSignalException cause) {
+        AMQP.Channel.Close refusal = permanentRefusal(cause);
+        return refusal == null ? new Lost(cause) : new Refused(refusal.getReplyCode(), refusal.getReplyText(), true);
     }
 
     /** Full-jitter exponential backoff: a random delay in [d/2, d] with d = 100 ms doubling per attempt, at most 2 s. */
@@ -166,6 +261,32 @@ final class ConfirmPublisher implements AutoCloseable {
                                 + " published",
                         null,
                         true);
+            case Refused r
+            when !r.alone ->
+                new PublishException(
+                        "RabbitMQ closed the channel under " + what + " for " + route + ", refusing it or another"
+                                + " publish on the same channel (" + r.replyCode + " " + r.replyText + "); it was not"
+                                + " published. Publish it again (with publishAttempts above 1, shove tries it again"
+                                + " alone by itself)",
+                        null,
+                        true);
+            case Refused r
+            when r.replyCode == AMQP.NOT_FOUND ->
+                new TopologyException("RabbitMQ refused " + what + " for " + route + " (" + r.replyCode + " "
+                        + r.replyText + "): the exchange does not exist. Declare the topic first with"
+                        + " broker.topology().declare(topic)");
+            case Refused r ->
+                new PublishException(
+                        "RabbitMQ refused " + what + " for " + route + " for good (" + r.replyCode + " "
+                                + r.replyText + "); it was not published, and publishing it again would fail the"
+                                + " same way. "
+                                + (r.replyCode == AMQP.ACCESS_REFUSED
+                                        ? "Grant the user write permission on the vhost (rabbitmqctl set_permissions)."
+                                        : "Make the message fit the broker's rules: stay under its max_message_size"
+                                                + " (or raise it in rabbitmq.conf), and give CC/BCC headers, which"
+                                                + " RabbitMQ reads as routing keys, only as arrays or not at all."),
+                        null,
+                        false);
             case ConfirmTimeout t ->
                 new PublishException(
                         "RabbitMQ did not confirm " + what + " for " + route + " within "
@@ -272,6 +393,35 @@ final class ConfirmPublisher implements AutoCloseable {
             this.replyCode = replyCode;
             this.replyText = replyText;
         }
+    }
+
+    /**
+     * The broker closed the channel with a channel error that no retry can fix (see the class comment). {@code alone}:
+     * this publish was the only one awaiting its confirm on the channel, so it is the one refused.
+     */
+    private static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int replyCode;
+        final String replyText;
+        final boolean alone;
+
+        Refused(int replyCode, String replyText, boolean alone) {
+            super("refused", null, false, false);
+            this.replyCode = replyCode;
+            this.replyText = replyText;
+            this.alone = alone;
+        }
+    }
+
+    /** The channel error of a broker that refuses a publish for good, or null for any other shutdown. */
+    static AMQP.Channel.@Nullable Close permanentRefusal(ShutdownSignalException cause) {
+        if (cause.isHardError()
+                || cause.isInitiatedByApplication()
+                || !(cause.getReason() instanceof AMQP.Channel.Close close)) {
+            return null;
+        }
+        int code = close.getReplyCode();
+        return code == AMQP.PRECONDITION_FAILED || code == AMQP.ACCESS_REFUSED || code == AMQP.NOT_FOUND ? close : null;
     }
 
     private static final class ConfirmTimeout extends Exception {
@@ -453,19 +603,28 @@ final class ConfirmPublisher implements AutoCloseable {
                     log.warn("a RabbitMQ publishing channel was closed by the broker: {}", cause.getMessage());
                 }
             }
-            failAll(new Lost(cause));
+            AMQP.Channel.Close refusal = permanentRefusal(cause);
+            if (refusal == null) {
+                failAll(new Lost(cause));
+                return;
+            }
+            List<Pending> all = drain();
+            complete(all, new Refused(refusal.getReplyCode(), refusal.getReplyText(), all.size() == 1));
         }
 
         void failAll(Exception failure) {
-            List<Pending> all;
+            complete(drain(), failure);
+        }
+
+        private List<Pending> drain() {
             lock.lock();
             try {
-                all = new ArrayList<>(pending.values());
+                List<Pending> all = new ArrayList<>(pending.values());
                 pending.clear();
+                return all;
             } finally {
                 lock.unlock();
             }
-            complete(all, failure);
         }
 
         private void complete(List<Pending> done, @Nullable Exception failure) {

@@ -509,7 +509,8 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         /**
          * How many times a publish is tried when the connection or channel fails under it, with jittered exponential
          * backoff (100 ms doubling, at most 2 s) between attempts (default {@value #DEFAULT_PUBLISH_ATTEMPTS}). A
-         * message the broker refuses ({@code basic.nack}) or cannot route is never retried.
+         * message the broker refuses ({@code basic.nack}, or a channel error such as 406 PRECONDITION_FAILED for a
+         * message over its {@code max_message_size}) or cannot route is never retried.
          *
          * @param attempts 1 to 100
          * @return this builder
