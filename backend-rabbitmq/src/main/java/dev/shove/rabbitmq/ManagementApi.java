@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The few calls the backend makes to RabbitMQ's management API ({@code rabbitmq_management} plugin): the depth of a
- * queue for the autoscaler. Basic authentication; 5 s to connect, 10 s per request. Thread-safe.
+ * queue for the autoscaler. Basic authentication in a header: the address it shows in messages never carries
+ * user-info. 5 s to connect, 10 s per request. Thread-safe.
  */
 final class ManagementApi {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -33,19 +34,25 @@ final class ManagementApi {
     private final HttpClient http;
 
     ManagementApi(URI base, String vhost, String username, String password, @Nullable SSLContext sslContext) {
-        this.base = base;
+        this.base = RabbitMqConfig.withoutUserInfo(base);
         this.vhost = vhost;
         this.authorization = "Basic "
                 + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT);
-        if (sslContext != null && "https".equalsIgnoreCase(base.getScheme())) {
+        if (sslContext != null && "https".equalsIgnoreCase(this.base.getScheme())) {
             builder.sslContext(sslContext);
         }
         this.http = builder.build();
     }
 
+    /** The API's address, without user-info (the credentials travel in a header). */
     URI base() {
         return base;
+    }
+
+    @Override
+    public String toString() {
+        return "ManagementApi[" + base + ", vhost=" + vhost + "]";
     }
 
     /**

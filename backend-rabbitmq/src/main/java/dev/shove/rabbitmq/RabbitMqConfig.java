@@ -37,8 +37,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>connection name: the broker's client name ({@code shove-<pid>}), shown in the management UI;
- *   <li>management API (queue depth for the autoscaler): {@code http://host:15672} ({@code https://host:15671} for
- *       {@code amqps}) with the AMQP credentials; without it, depth comes from a passive queue declare;
+ *   <li>management API (queue depth for the autoscaler): {@code http://host:15672} ({@code https://host:15671} when
+ *       the AMQP connection uses TLS), with its own credentials when given ({@link Builder#managementCredentials},
+ *       or the user-info of {@link Builder#managementApi}'s URI), else with the AMQP ones (never sent in clear text
+ *       over {@code http} when the AMQP connection uses TLS); without it, depth comes from a passive queue declare;
  *   <li>{@value #DEFAULT_PUBLISH_CHANNELS} confirm-mode publishing channels; {@value #DEFAULT_PUBLISH_ATTEMPTS}
  *       attempts per publish with jittered backoff when the connection fails under it; a confirm awaited at most
  *       {@link #DEFAULT_CONFIRM_TIMEOUT};
@@ -298,7 +300,12 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         }
     }
 
-    /** {@return the management API's user name: the one set for it, else the AMQP one} */
+    /**
+     * The management API's user: the one given by {@link Builder#managementCredentials} or by the user-info of {@link
+     * Builder#managementApi}'s URI, else the AMQP user.
+     *
+     * @return the user name
+     */
     public String managementUsername() {
         return v.managementUsername != null ? v.managementUsername : v.username;
     }
@@ -335,6 +342,32 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     /** {@return whether settlements commit their copy and the acknowledgement in one AMQP transaction} */
     public boolean isTransactionalSettlement() {
         return v.transactional;
+    }
+
+    /** {@code uri} without its user-info ({@code user:password@}), for addresses that go into messages and logs. */
+    static URI withoutUserInfo(URI uri) {
+        if (uri.getRawUserInfo() == null) {
+            return uri;
+        }
+        try {
+            return new URI(
+                    uri.getScheme(),
+                    null,
+                    uri.getHost(),
+                    uri.getPort(),
+                    uri.getPath(),
+                    uri.getQuery(),
+                    uri.getFragment());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("RabbitMQ management API URI cannot be read: " + e.getReason(), e);
+        }
+    }
+
+    /** Replaces the user-info of an http(s) URI with {@code ****}, for messages about a URI that may not parse. */
+    static String redactUserInfo(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        return scheme < 0 || at < scheme ? uri : uri.substring(0, scheme + 3) + "****" + uri.substring(at);
     }
 
     /** {@return the broker's address as a URI with the password masked, for messages and logs} */
@@ -438,7 +471,10 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
 
         /**
          * Where the management API answers, e.g. {@code http://rabbit.internal:15672}; it gives the queue depth the
-         * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}).
+         * autoscaler reads ({@code messages_ready}, {@code messages_unacknowledged}). A user-info in the URI ({@code
+         * https://monitor:secret@rabbit.internal:15671}, percent-encoded) sets the management credentials as {@link
+         * #managementCredentials} does (the later call wins) and is kept out of the address shown in {@code toString}
+         * and error messages.
          *
          * @param baseUri an {@code http://} or {@code https://} URI
          * @return this builder
@@ -451,20 +487,31 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
                 uri = new URI(baseUri.endsWith("/") ? baseUri.substring(0, baseUri.length() - 1) : baseUri);
             } catch (URISyntaxException e) {
                 throw new IllegalArgumentException(
-                        "RabbitMQ management API URI '" + baseUri + "' is not valid: " + e.getReason());
+                        "RabbitMQ management API URI '" + redactUserInfo(baseUri) + "' is not valid: " + e.getReason());
             }
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
             if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
-                throw new IllegalArgumentException("RabbitMQ management API URI '" + baseUri
+                throw new IllegalArgumentException("RabbitMQ management API URI '" + redactUserInfo(baseUri)
                         + "' must be an http:// or https:// address such as http://localhost:15672");
             }
+            String userInfo = uri.getRawUserInfo();
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                String user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+                if (user.isEmpty()) {
+                    throw new IllegalArgumentException(
+                            "RabbitMQ management API URI '" + redactUserInfo(baseUri) + "' has an empty user name");
+                }
+                managementCredentials(user, colon < 0 ? "" : decode(userInfo.substring(colon + 1)));
+            }
             values.managementEnabled = true;
-            values.managementUri = uri;
+            values.managementUri = withoutUserInfo(uri);
             return this;
         }
 
         /**
-         * Credentials for the management API, when they differ from the AMQP ones.
+         * Credentials for the management API (the user needs the {@code monitoring} tag). Without them the management
+         * API gets the AMQP credentials.
          *
          * @param username the management user name
          * @param password its password
@@ -473,6 +520,9 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         public Builder managementCredentials(String username, String password) {
             Objects.requireNonNull(username, "username");
             Objects.requireNonNull(password, "password");
+            if (username.isEmpty()) {
+                throw new IllegalArgumentException("RabbitMQ management user name must not be empty");
+            }
             values.managementUsername = username;
             values.managementPassword = password;
             return this;
@@ -578,9 +628,26 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
             return this;
         }
 
-        /** {@return the config as set} */
+        /**
+         * The config as set.
+         *
+         * @return the config
+         * @throws IllegalArgumentException when the AMQP connection uses TLS and the AMQP password would go to a
+         *     plain {@code http://} management API in clear text
+         */
         public RabbitMqConfig build() {
-            return new RabbitMqConfig(values.clone());
+            RabbitMqConfig config = new RabbitMqConfig(values.clone());
+            URI management = config.managementApi().orElse(null);
+            if (values.tls
+                    && values.managementUsername == null
+                    && management != null
+                    && "http".equalsIgnoreCase(management.getScheme())) {
+                throw new IllegalArgumentException("RabbitMQ management API " + management
+                        + " is plain http while the AMQP connection uses TLS: shove would send the AMQP password to"
+                        + " it in clear text. Give it an https:// address, its own credentials with"
+                        + " managementCredentials(user, password), or noManagementApi()");
+            }
+            return config;
         }
     }
 

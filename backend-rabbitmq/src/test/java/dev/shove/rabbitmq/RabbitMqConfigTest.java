@@ -130,4 +130,65 @@ class RabbitMqConfigTest {
         assertThat(RabbitMqConfig.of("amqp://app:pw@localhost").managementUsername())
                 .isEqualTo("app");
     }
+
+    @Test
+    @DisplayName("user-info in the management API's URI sets its credentials and never shows in toString or errors")
+    void managementUserInfo() {
+        RabbitMqConfig config = RabbitMqConfig.of("amqp://app:pw@localhost").toBuilder()
+                .managementApi("https://mon%40corp:s3cr%3At@mgmt.internal:15671/")
+                .build();
+        assertThat(config.managementApi()).contains(URI.create("https://mgmt.internal:15671"));
+        assertThat(config.managementUsername()).isEqualTo("mon@corp");
+        assertThat(config.managementPassword()).isEqualTo("s3cr:t");
+        assertThat(config.toString())
+                .contains("management=https://mgmt.internal:15671")
+                .doesNotContain("s3cr")
+                .doesNotContain("mon%40corp");
+        assertThatThrownBy(() -> RabbitMqConfig.ofDefaults().toBuilder().managementApi("ftp://mon:s3cret@mgmt"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RabbitMqConfig.ofDefaults().toBuilder().managementApi("http://mon:s3cret@mgmt:x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    @DisplayName("credentials given apart win over the URI's user-info when set later, and the reverse")
+    void managementCredentialsLaterWins() {
+        RabbitMqConfig config = RabbitMqConfig.ofDefaults().toBuilder()
+                .managementApi("http://a:1@mgmt:15672")
+                .managementCredentials("b", "2")
+                .build();
+        assertThat(config.managementUsername()).isEqualTo("b");
+        assertThat(config.managementPassword()).isEqualTo("2");
+    }
+
+    @Test
+    @DisplayName("amqps (or tls(...)) defaults the management API to https on 15671, with the AMQP credentials")
+    void tlsManagementDefault() throws Exception {
+        RabbitMqConfig viaContext = RabbitMqConfig.builder("amqp://app:pw@broker")
+                .tls(SSLContext.getDefault())
+                .build();
+        assertThat(viaContext.managementApi()).contains(URI.create("https://broker:15671"));
+        assertThat(viaContext.managementUsername()).isEqualTo("app");
+        assertThat(viaContext.managementPassword()).isEqualTo("pw");
+    }
+
+    @Test
+    @DisplayName("the AMQP password is never sent to a plain-http management API when AMQP uses TLS")
+    void noCleartextFallback() {
+        assertThatThrownBy(() -> RabbitMqConfig.builder("amqps://app:hunter2@broker")
+                        .managementApi("http://broker:15672")
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("http://broker:15672")
+                .hasMessageContaining("managementCredentials")
+                .hasMessageNotContaining("hunter2");
+        assertThat(RabbitMqConfig.builder("amqps://app:hunter2@broker")
+                        .managementApi("http://broker:15672")
+                        .managementCredentials("monitor", "m")
+                        .build()
+                        .managementUsername())
+                .isEqualTo("monitor");
+    }
 }
