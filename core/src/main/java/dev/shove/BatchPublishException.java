@@ -32,7 +32,7 @@ public final class BatchPublishException extends PublishException {
     public BatchPublishException(String topic, int batchSize, SortedMap<Integer, Throwable> failures) {
         super(
                 ("%d of %d messages published to topic '%s' were not accepted (indices %s): %d worth republishing"
-                                + " (%s), %d refused for good (%s)")
+                                + " (%s), %d refused for good (%s); the first, index %d: %s")
                         .formatted(
                                 failures.size(),
                                 batchSize,
@@ -41,7 +41,11 @@ public final class BatchPublishException extends PublishException {
                                 retriable(failures, true).size(),
                                 summarize(retriable(failures, true)),
                                 retriable(failures, false).size(),
-                                summarize(retriable(failures, false))),
+                                summarize(retriable(failures, false)),
+                                failures.isEmpty() ? -1 : failures.firstKey(),
+                                failures.isEmpty()
+                                        ? ""
+                                        : failures.get(failures.firstKey()).getMessage()),
                 failures.isEmpty() ? null : failures.get(failures.firstKey()),
                 failures.values().stream().allMatch(f -> f instanceof ShoveException s && s.isRetriable()));
         this.batchSize = batchSize;

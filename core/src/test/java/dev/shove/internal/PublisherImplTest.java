@@ -536,6 +536,9 @@ class PublisherImplTest {
             assertThat(e.retriableIndices()).isEmpty();
             assertThat(e.failures().get(1)).hasMessageContaining("badbatch");
             assertThat(e).hasMessageContaining("1 of 3").hasMessageContaining("1 refused for good ([1])");
+            assertThat(e)
+                    .hasMessageContaining(
+                            "the first, index 1: " + e.failures().get(1).getMessage());
             assertThat(transport.published).hasSize(2);
         }
 
