@@ -241,7 +241,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 this,
                 timeoutNanos,
                 meters,
-                running,
+                watched,
                 this::signalIdle,
                 this::workerLoop);
         workers.add(worker);

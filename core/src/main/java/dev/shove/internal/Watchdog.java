@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slots are watched in {@link Group}s, one per consumer, each with the consumer's count of handlers in progress: a
  * group whose count is 0 has no armed slot (a worker counts its call before it arms and after it disarms) and is
- * skipped whole, so idle consumers cost the scan one read each, however many workers they have.
+ * skipped whole, so idle consumers cost the scan one read each, however many workers they have. When no group has a
+ * handler in progress the watchdog parks until one starts ({@link Group#started()} wakes it), so a broker whose
+ * consumers are all idle costs no CPU here.
  */
 final class Watchdog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
@@ -27,6 +29,12 @@ final class Watchdog implements AutoCloseable {
 
     private final Thread thread;
     private volatile boolean closed;
+    /**
+     * Set by the watchdog before it parks for want of work, then checked again; cleared once it runs. A handler that
+     * starts counts itself first and reads this after, so either it sees the flag and wakes the watchdog, or the
+     * watchdog sees its count and does not park (both are volatile: one of the two must see the other's write).
+     */
+    private volatile boolean idle;
 
     Watchdog(String name) {
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
@@ -37,6 +45,7 @@ final class Watchdog implements AutoCloseable {
     /** Watches one slot on every tick, whatever runs. */
     public void register(Slot slot) {
         loose.add(slot);
+        wake();
     }
 
     public void unregister(Slot slot) {
@@ -53,7 +62,9 @@ final class Watchdog implements AutoCloseable {
 
     /** Starts watching a consumer's slots (again, after {@link #remove}); watching it twice changes nothing. */
     public void watch(Group group) {
+        group.watchdog = this;
         groups.addIfAbsent(group);
+        wake();
     }
 
     /** Stops watching a consumer's slots. */
@@ -64,22 +75,56 @@ final class Watchdog implements AutoCloseable {
     private void run() {
         while (!closed) {
             LockSupport.parkNanos(TICK_NANOS);
-            long now = System.nanoTime();
-            for (Group group : groups) {
-                if (group.running != null && group.running.get() == 0) {
-                    continue;
+            if (!scan(System.nanoTime())) {
+                idle = true;
+                if (!busy() && !closed) {
+                    LockSupport.park(this); // until a handler starts, a slot is registered or the watchdog closes
                 }
-                for (Slot slot : group.slots) {
-                    if (slot.isOverdue(now) && slot.takeOver()) {
-                        try {
-                            slot.owner.timedOut(slot);
-                        } catch (RuntimeException | Error e) {
-                            log.error("shove internal error while timing out a handler", e);
-                        }
+                idle = false;
+            }
+        }
+    }
+
+    /** Takes over every overdue slot; false if no group had a handler in progress (nothing to watch). */
+    private boolean scan(long now) {
+        boolean busy = false;
+        for (Group group : groups) {
+            if (!group.isBusy()) {
+                continue;
+            }
+            busy = true;
+            for (Slot slot : group.slots) {
+                if (slot.isOverdue(now) && slot.takeOver()) {
+                    try {
+                        slot.owner.timedOut(slot);
+                    } catch (RuntimeException | Error e) {
+                        log.error("shove internal error while timing out a handler", e);
                     }
                 }
             }
         }
+        return busy;
+    }
+
+    private boolean busy() {
+        for (Group group : groups) {
+            if (group.isBusy()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Wakes the watchdog if it parked for want of work. */
+    void wake() {
+        if (idle) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** {@return whether the watchdog is parked (or about to park) because no handler is in progress} For tests. */
+    boolean isIdle() {
+        return idle;
     }
 
     @Override
@@ -92,9 +137,36 @@ final class Watchdog implements AutoCloseable {
     public static final class Group {
         private final @Nullable AtomicInteger running;
         private final CopyOnWriteArrayList<Slot> slots = new CopyOnWriteArrayList<>();
+        private volatile @Nullable Watchdog watchdog;
 
         private Group(@Nullable AtomicInteger running) {
             this.running = running;
+        }
+
+        /**
+         * A handler of this consumer starts: counted before its slot is armed, and the watchdog woken if it parked.
+         * A group without a count (the loose slots) has nothing to count.
+         */
+        public void started() {
+            if (running != null) {
+                running.incrementAndGet();
+            }
+            Watchdog w = watchdog;
+            if (w != null) {
+                w.wake();
+            }
+        }
+
+        /** A handler of this consumer ended: counted after its slot is disarmed. */
+        public void ended() {
+            if (running != null) {
+                running.decrementAndGet();
+            }
+        }
+
+        /** Loose slots are always watched while there are any; a consumer's only while a handler is in progress. */
+        private boolean isBusy() {
+            return running == null ? !slots.isEmpty() : running.get() > 0;
         }
 
         /** Watches a worker's slot. */

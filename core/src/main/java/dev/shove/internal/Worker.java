@@ -1,6 +1,5 @@
 package dev.shove.internal;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +20,7 @@ final class Worker {
     private final Thread thread;
     private final long timeoutNanos;
     private final Metrics.ConsumerMeters meters;
-    private final AtomicInteger running;
+    private final Watchdog.Group watched;
     private final Runnable idle;
 
     /** Set when the worker must stop taking jobs (its call was taken over, or the consumer stops). */
@@ -46,7 +45,7 @@ final class Worker {
     Job inlineNext;
 
     /**
-     * @param running the consumer's count of handlers in progress
+     * @param watched the consumer's group of watched slots, which counts its handlers in progress
      * @param idle told after each call, so that a drain waiting for quiet looks again
      * @param loop the consumer's worker loop, run on the new thread
      */
@@ -55,13 +54,13 @@ final class Worker {
             Watchdog.Owner owner,
             long timeoutNanos,
             Metrics.ConsumerMeters meters,
-            AtomicInteger running,
+            Watchdog.Group watched,
             Runnable idle,
             Consumer<Worker> loop) {
         this.slot = new Watchdog.Slot(owner);
         this.timeoutNanos = timeoutNanos;
         this.meters = meters;
-        this.running = running;
+        this.watched = watched;
         this.idle = idle;
         this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> loop.accept(this));
     }
@@ -81,7 +80,7 @@ final class Worker {
      * of jobs of a batch.
      */
     boolean invoke(Object token, Call call) {
-        running.incrementAndGet();
+        watched.started();
         meters.handlerStarted();
         slot.arm(token, timeoutNanos);
         result = null;
@@ -96,7 +95,7 @@ final class Worker {
         callStartNanos = 0;
         nanos = System.nanoTime() - start;
         boolean mine = slot.disarm();
-        running.decrementAndGet();
+        watched.ended();
         meters.handlerEnded();
         if (Thread.currentThread().isInterrupted()) {
             // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a

@@ -303,6 +303,33 @@ class WatchdogTest {
         }
 
         @Test
+        @DisplayName("parks without a timer while no consumer has a handler in progress, and a handler that starts"
+                + " wakes it: that handler's deadline is still enforced")
+        void parksWhileIdle() {
+            String name = "shove-watchdog-test-parks";
+            try (Watchdog watchdog = new Watchdog(name)) {
+                AtomicInteger running = new AtomicInteger();
+                Watchdog.Group group = Watchdog.group(running);
+                watchdog.watch(group);
+                Watchdog.Slot slot = new Watchdog.Slot(owner);
+                group.add(slot);
+
+                // WAITING, not TIMED_WAITING: parked until woken, not ticking every few milliseconds
+                await().atMost(PATIENCE).until(() -> watchdog.isIdle() && stateOf(name) == Thread.State.WAITING);
+
+                Thread.ofVirtual().start(() -> {
+                    group.started();
+                    slot.arm("job-1", TimeUnit.MILLISECONDS.toNanos(20));
+                });
+                await().atMost(PATIENCE).until(() -> owner.timedOut.contains(slot));
+                group.ended();
+                await().atMost(PATIENCE)
+                        .alias("parks again once nothing runs")
+                        .until(() -> watchdog.isIdle() && stateOf(name) == Thread.State.WAITING);
+            }
+        }
+
+        @Test
         @DisplayName("ignores unregistered slots")
         void unregistered() {
             try (Watchdog watchdog = new Watchdog("shove-watchdog-test-unregistered")) {
@@ -355,6 +382,14 @@ class WatchdogTest {
             watchdog.close();
 
             await().atMost(PATIENCE).until(() -> threadsNamed(name) == 0);
+        }
+
+        private static Thread.State stateOf(String name) {
+            return Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals(name))
+                    .findFirst()
+                    .map(Thread::getState)
+                    .orElse(Thread.State.TERMINATED);
         }
 
         private static long threadsNamed(String name) {
