@@ -116,6 +116,16 @@ public final class ConsumerGroupConfig {
         return Optional.ofNullable(groupName);
     }
 
+    /**
+     * {@return the name of the group that consumes {@code topic} with this config} The {@link #groupName()} if one
+     * was set, the topic's name otherwise.
+     *
+     * @param topic the topic registered with this config
+     */
+    public String groupNameFor(Topic<?> topic) {
+        return groupName != null ? groupName : topic.name();
+    }
+
     /** {@return whether the group also consumes the topic's dead-letter queue (calling {@code handleDead})} */
     public boolean deadLetterConsumer() {
         return deadLetterConsumer;

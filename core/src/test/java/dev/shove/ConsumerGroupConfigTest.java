@@ -21,6 +21,8 @@ class ConsumerGroupConfigTest {
         assertThat(c.options()).hasToString(ConsumerOptions.ofDefaults().toString());
         assertThat(c.autoscaler()).isEmpty();
         assertThat(c.groupName()).isEmpty();
+        assertThat(c.groupNameFor(Topic.builder("orders", String.class).build()))
+                .isEqualTo("orders");
         assertThat(c.deadLetterConsumer()).isTrue();
         assertThat(c.backendSettings()).isEmpty();
     }
@@ -131,6 +133,8 @@ class ConsumerGroupConfigTest {
                 .backendSettings(kafkaish)
                 .build();
         assertThat(c.groupName()).contains("billing");
+        assertThat(c.groupNameFor(Topic.builder("orders", String.class).build()))
+                .isEqualTo("billing");
         assertThat(c.deadLetterConsumer()).isFalse();
         assertThat(c.backendSettings()).containsSame(kafkaish);
         assertThatThrownBy(() -> ConsumerGroupConfig.builder().groupName(" "))

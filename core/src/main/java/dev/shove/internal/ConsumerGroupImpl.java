@@ -82,7 +82,7 @@ final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
     }
 
     private <T> ConsumerGroup<B, C> register(Topic<T> topic, ConsumerGroupConfig config, HandlerSpec<T, C> spec) {
-        String group = config.groupName().orElse(topic.name());
+        String group = config.groupNameFor(topic);
         runtime.register(new ConsumerRuntime.Spec<>(
                 topic,
                 group,

@@ -63,7 +63,7 @@ final class RecordingGroup<B, C> implements ConsumerGroup<B, C> {
             Topic<T> topic,
             ConsumerGroupConfig config,
             Supplier<? extends MessageHandler<T, ? super C>> handlerFactory) {
-        ledger.registered(topic.name(), groupName(topic, config));
+        ledger.registered(topic.name(), config.groupNameFor(topic));
         group.register(topic, config, handlerFactory);
         return this;
     }
@@ -74,14 +74,10 @@ final class RecordingGroup<B, C> implements ConsumerGroup<B, C> {
             ConsumerGroupConfig config,
             BatchOptions batch,
             Supplier<? extends BatchMessageHandler<T, ? super C>> handlerFactory) {
-        String name = groupName(topic, config);
+        String name = config.groupNameFor(topic);
         ledger.registered(topic.name(), name);
         group.registerBatch(topic, config, batch, recorder.<T, C>batch(topic, name, handlerFactory));
         return this;
-    }
-
-    private static String groupName(Topic<?> topic, ConsumerGroupConfig config) {
-        return config.groupName().orElse(topic.name());
     }
 
     @Override
