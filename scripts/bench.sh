@@ -8,6 +8,7 @@
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
 #   scripts/bench.sh redis [key=value ...]       # e.g. scripts/bench.sh redis runs=3 messages=100000
 #   scripts/bench.sh scale [key=value ...]       # in memory: startup, idle CPU, heap and threads with 1, 100, 1000 registrations
+#                                                # (uri=kafka://127.0.0.1:9092: the same on a broker, 1 and 100 registrations)
 #
 # Starts the broker if it is not running (scripts/brokers.sh), builds the benchmarks module and its dependencies
 # (without tests), and runs the harness. Arguments after the broker name go to the harness (see its Javadoc).
@@ -39,6 +40,13 @@ export JAVA_HOME
 
 if [ "$broker" != memory ] && [ "$broker" != scale ]; then
     scripts/brokers.sh up "$broker"
+fi
+if [ "$broker" = scale ]; then
+    for arg in "$@"; do
+        case "$arg" in
+            uri=*://*) scheme=${arg#uri=}; scripts/brokers.sh up "${scheme%%://*}" ;;
+        esac
+    done
 fi
 ./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \
     -DskipTests -DskipITs -Dspotless.check.skip=true -Dmdep.outputFile=target/classpath.txt

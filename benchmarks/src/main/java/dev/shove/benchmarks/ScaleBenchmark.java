@@ -6,22 +6,27 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
-import dev.shove.memory.InMemory;
 import dev.shove.memory.InMemoryConfig;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
- * How shove's cost grows with the number of registrations on one in-memory broker, and what an idle consumer group
- * costs (target "Scale" of issue 13: 1,000 idle registrations use less than 1% of one core and less than 200 MB of
- * heap). For each count of registrations, a fresh broker and one consumer group with that many topics (each with a
- * hold tier and a dead-letter queue, one consumer each, the dead-letter consumers running, the autoscaler on), then:
+ * How shove's cost grows with the number of registrations on one broker, and what an idle consumer group costs (target
+ * "Scale" of issue 13: 1,000 idle registrations in memory use less than 1% of one core and less than 200 MB of heap;
+ * Kafka is measured with 100). For each count of registrations, a fresh broker and one consumer group with that many
+ * topics (each with a hold tier and a dead-letter queue, one consumer each, the dead-letter consumers running, the
+ * autoscaler on), then:
  *
  * <ul>
  *   <li><b>startup</b>: from {@code register} of the first topic to {@code group.health().isReady()};
@@ -33,8 +38,9 @@ import java.util.Locale;
  *       JVM, and cost no thread of their own while parked).
  * </ul>
  *
- * <p>Arguments ({@code key=value}, all optional): {@code registrations} (comma-separated counts, {@code 1,100,1000}),
- * {@code idle} (seconds, 10).
+ * <p>Arguments ({@code key=value}, all optional): {@code uri} (a broker URI, e.g. {@code kafka://127.0.0.1:9092};
+ * in memory when absent), {@code registrations} (comma-separated counts; {@code 1,100,1000} in memory, {@code 1,100}
+ * on a broker), {@code idle} (seconds, 10). On Kafka the topics the run declared are deleted afterwards.
  */
 public final class ScaleBenchmark {
     record Msg(String id) {}
@@ -45,22 +51,25 @@ public final class ScaleBenchmark {
 
     public static void main(String[] argv) throws Exception {
         BenchArgs args = BenchArgs.parse(argv);
-        int[] counts = Arrays.stream(args.text("registrations", "1,100,1000").split(","))
+        String uri = args.text("uri", "");
+        int[] counts = Arrays.stream(args.text("registrations", uri.isEmpty() ? "1,100,1000" : "1,100")
+                        .split(","))
                 .map(String::trim)
                 .mapToInt(Integer::parseInt)
                 .toArray();
         int idleSeconds = args.integer("idle", 10);
         System.out.printf(
                 Locale.ROOT,
-                "Scale benchmark (in memory): registrations %s, %d s idle each; %d cores, max heap %d MB%n",
+                "Scale benchmark (%s): registrations %s, %d s idle each; %d cores, max heap %d MB%n",
+                uri.isEmpty() ? "in memory" : uri,
                 Arrays.toString(counts),
                 idleSeconds,
                 Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
-        measure(10, 2); // warm-up: class loading and JIT of the start path, not printed
+        measure(uri, 10, 2); // warm-up: class loading and JIT of the start path, not printed
         List<Result> results = new ArrayList<>();
         for (int count : counts) {
-            results.add(measure(count, idleSeconds));
+            results.add(measure(uri, count, idleSeconds));
         }
         System.out.println();
         System.out.println("| registrations | startup | idle CPU (share of one core) | heap | platform threads |");
@@ -77,18 +86,19 @@ public final class ScaleBenchmark {
         }
     }
 
-    private static Result measure(int registrations, int idleSeconds) throws InterruptedException {
+    private static Result measure(String uri, int registrations, int idleSeconds) throws Exception {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         System.gc();
         long heapBefore = memory.getHeapMemoryUsage().getUsed();
         int threadsBefore = threads.getThreadCount();
-        try (Broker<InMemory> broker = Broker.connect(InMemoryConfig.ofDefaults())) {
+        String prefix = "scale-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        try (Broker<?> broker = uri.isEmpty() ? Broker.connect(InMemoryConfig.ofDefaults()) : Broker.connect(uri)) {
             var group = broker.consumerGroup();
             long start = System.nanoTime();
             for (int i = 0; i < registrations; i++) {
-                Topic<Msg> topic = Topic.builder("scale-" + i, Msg.class)
+                Topic<Msg> topic = Topic.builder(prefix + i, Msg.class)
                         .holdQueue(Duration.ofSeconds(1))
                         .dlq()
                         .build();
@@ -122,6 +132,23 @@ public final class ScaleBenchmark {
                 throw new IllegalStateException("the group did not stop cleanly: " + outcome);
             }
             return new Result(registrations, startupMillis, idlePercent, heapMb, liveThreads);
+        } finally {
+            if (uri.startsWith("kafka://")) {
+                deleteKafkaTopics(uri, prefix);
+            }
+        }
+    }
+
+    /** Deletes the topics (main, hold, dead-letter) a run declared on a shared Kafka. */
+    private static void deleteKafkaTopics(String uri, String prefix) throws Exception {
+        URI parsed = URI.create(uri);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", parsed.getHost() + ":" + (parsed.getPort() > 0 ? parsed.getPort() : 9092));
+        try (Admin admin = Admin.create(p)) {
+            List<String> doomed = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(prefix))
+                    .toList();
+            admin.deleteTopics(doomed).all().get(60, TimeUnit.SECONDS);
         }
     }
 }

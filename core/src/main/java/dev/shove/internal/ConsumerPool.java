@@ -393,6 +393,9 @@ final class ConsumerPool<T, C> {
                     // one step at a time, stopping at min or when no consumer is idle
                 }
             } catch (RuntimeException e) {
+                if (stopping) {
+                    return; // the read was interrupted by the stop: nothing went wrong
+                }
                 log.warn("autoscaler of topic '{}' could not read the queue depth: {}", topic.name(), e.toString());
             }
         }
