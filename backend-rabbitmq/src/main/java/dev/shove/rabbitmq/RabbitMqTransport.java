@@ -38,6 +38,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +57,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -189,7 +193,7 @@ final class RabbitMqTransport implements Transport {
     }
 
     private Connection connect(RabbitMqConfig config, ThreadFactory threads) {
-        ConnectionFactory factory = new ConnectionFactory();
+        TlsAwareConnectionFactory factory = new TlsAwareConnectionFactory();
         factory.setHost(config.host());
         factory.setPort(config.port());
         factory.setUsername(config.username());
@@ -209,10 +213,7 @@ final class RabbitMqTransport implements Transport {
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("the JVM offers no default TLS context for amqps://", e);
             }
-            factory.useSslProtocol(context);
-            if (config.isTlsHostnameVerification()) {
-                factory.enableHostnameVerification();
-            }
+            factory.useTls(context, config.isTlsHostnameVerification());
         }
         try {
             return factory.newConnection(connectionName);
@@ -223,6 +224,10 @@ final class RabbitMqTransport implements Transport {
                             + config.virtualHost() + "'",
                     e);
         } catch (IOException | TimeoutException e) {
+            String tls = tlsFailure(config, e);
+            if (tls != null) {
+                throw new BrokerUnavailableException(tls, e);
+            }
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             String detail = cause instanceof ConnectException ? "connection refused" : String.valueOf(cause);
             throw new BrokerUnavailableException(
@@ -230,6 +235,67 @@ final class RabbitMqTransport implements Transport {
                             + "); is it running? Locally: scripts/brokers.sh up rabbitmq",
                     e);
         }
+    }
+
+    /**
+     * The client's public {@code useSslProtocol(SSLContext)} always turns host name verification on (amqp-client
+     * 5.2x and later), so {@link RabbitMqConfig.Builder#noTlsHostnameVerification()} had no effect; its protected
+     * overload, the one the public method calls, takes the choice.
+     */
+    private static final class TlsAwareConnectionFactory extends ConnectionFactory {
+        void useTls(SSLContext context, boolean verifyHostname) {
+            useSslProtocol(context, verifyHostname);
+        }
+    }
+
+    /**
+     * What went wrong when the connection failed in its TLS handshake, and what to do; null when it failed otherwise.
+     * The JSSE exceptions name the certificate's problem, never a password.
+     */
+    static @Nullable String tlsFailure(RabbitMqConfig config, Throwable failure) {
+        @Nullable SSLException tls = null;
+        @Nullable CertificateException certificate = null;
+        boolean untrusted = false;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException e && tls == null) {
+                tls = e;
+            } else if (t instanceof CertPathBuilderException || t instanceof CertPathValidatorException) {
+                untrusted = true;
+            } else if (t instanceof CertificateException e) {
+                certificate = e;
+            }
+        }
+        if (tls == null && certificate == null) {
+            return null;
+        }
+        String where = "RabbitMQ at " + config.redactedUri();
+        String source = config.sslContext().isPresent()
+                ? "the SSLContext given to RabbitMqConfig.Builder.tls(SSLContext)"
+                : "the JVM's default trust store (an amqps:// URI without tls(SSLContext))";
+        if (untrusted) {
+            return "the TLS certificate of " + where + " is not trusted by " + source + " ("
+                    + rootMessage(failure) + "). Trust the broker's CA: pass an SSLContext whose trust managers hold"
+                    + " it to RabbitMqConfig.Builder.tls(SSLContext), or add it to the JVM's trust store"
+                    + " (javax.net.ssl.trustStore)";
+        }
+        String reason = rootMessage(failure);
+        if (certificate != null
+                && (reason.startsWith("No subject alternative") || reason.startsWith("No name matching"))) {
+            return "the TLS certificate of " + where + " does not name host '" + config.host() + "' (" + reason
+                    + "). Connect by a host name the certificate holds; for a test broker only,"
+                    + " RabbitMqConfig.Builder.noTlsHostnameVerification() skips this check";
+        }
+        return "the TLS handshake with " + where + " failed (" + reason + "). Does port " + config.port()
+                + " take TLS (RabbitMQ's TLS port is " + RabbitMqConfig.DEFAULT_TLS_PORT + ", listeners.ssl), and do"
+                + " client and broker share a TLS version and cipher?";
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
     }
 
     private void onConnectionLost(ShutdownSignalException cause) {

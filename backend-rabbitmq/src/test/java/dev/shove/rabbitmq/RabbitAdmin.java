@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -55,7 +56,8 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final RabbitMqConfig brokerConfig = RabbitMqConfig.of(uri());
+    private final Supplier<RabbitMqConfig> target;
+    private volatile @Nullable RabbitMqConfig brokerConfig;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Set<String> created = ConcurrentHashMap.newKeySet();
@@ -63,8 +65,30 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
     private final List<Broker<RabbitMq>> brokers = new CopyOnWriteArrayList<>();
     private volatile @Nullable Connection connection;
 
+    /** The fixture of the shared broker, at {@link #uri()}. */
+    RabbitAdmin() {
+        this(() -> RabbitMqConfig.of(uri()));
+    }
+
+    /**
+     * The fixture of another broker, e.g. a test's own {@link RabbitNode}: {@code target} (its address, user and
+     * management API) is read before the class.
+     */
+    RabbitAdmin(Supplier<RabbitMqConfig> target) {
+        this.target = target;
+    }
+
+    /** The shared broker's URI: env {@code SHOVE_RABBITMQ_URI}, else {@link #DEFAULT_URI}. */
     static String uri() {
         return BrokerAvailability.env(URI_ENV, DEFAULT_URI);
+    }
+
+    private RabbitMqConfig brokerConfig() {
+        RabbitMqConfig config = brokerConfig;
+        if (config == null) {
+            throw new IllegalStateException("RabbitAdmin is connected only while the class that registers it runs");
+        }
+        return config;
     }
 
     @Override
@@ -72,7 +96,9 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
         if (isNested(context)) {
             return;
         }
-        BrokerAvailability.require("RabbitMQ", "rabbitmq", URI.create(uri()), 5672);
+        RabbitMqConfig brokerConfig = target.get();
+        BrokerAvailability.require("RabbitMQ", "rabbitmq", brokerConfig.host(), brokerConfig.port());
+        this.brokerConfig = brokerConfig;
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(brokerConfig.host());
         factory.setPort(brokerConfig.port());
@@ -105,7 +131,7 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
 
     /** A config for the broker under test, with a recognisable connection name. */
     RabbitMqConfig config(String connectionName) {
-        return RabbitMqConfig.builder(uri())
+        return brokerConfig().toBuilder()
                 .connectionName(connectionName)
                 .recoveryInterval(Duration.ofSeconds(1))
                 .build();
@@ -315,6 +341,7 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
     }
 
     private HttpRequest.Builder request(String path) {
+        RabbitMqConfig brokerConfig = brokerConfig();
         URI base = brokerConfig.managementApi().orElseThrow();
         String auth = Base64.getEncoder()
                 .encodeToString((brokerConfig.managementUsername() + ":" + brokerConfig.managementPassword())
@@ -325,7 +352,7 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
     }
 
     private String vhost() {
-        return URLEncoder.encode(brokerConfig.virtualHost(), StandardCharsets.UTF_8);
+        return URLEncoder.encode(brokerConfig().virtualHost(), StandardCharsets.UTF_8);
     }
 
     /** Closes the brokers, deletes what the tests created, and closes the connection; idempotent. */

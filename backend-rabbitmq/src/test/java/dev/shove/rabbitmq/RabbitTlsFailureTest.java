@@ -1,0 +1,41 @@
+package dev.shove.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.security.cert.CertificateException;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How a connection that fails in its TLS handshake is worded ({@link RabbitMqTransport#tlsFailure}); RabbitMqTlsIT
+ * proves the same against a real broker. These are the cases it cannot reach: failures that are not TLS at all.
+ */
+class RabbitTlsFailureTest {
+    private static final RabbitMqConfig CONFIG = RabbitMqConfig.of("amqps://app:s3cret@rabbit.internal:5671/orders");
+
+    @Test
+    @DisplayName("a refused or timed-out connection is not a TLS failure: the caller keeps its 'is it running?' hint")
+    void notTls() {
+        assertThat(RabbitMqTransport.tlsFailure(CONFIG, new IOException(new ConnectException("Connection refused"))))
+                .isNull();
+        assertThat(RabbitMqTransport.tlsFailure(CONFIG, new TimeoutException("handshake timed out")))
+                .isNull();
+    }
+
+    @Test
+    @DisplayName("a certificate for another host names the host, the way out, the masked URI and never the password")
+    void otherHost() {
+        SSLHandshakeException handshake = new SSLHandshakeException("(certificate_unknown) No name matching");
+        handshake.initCause(new CertificateException("No name matching rabbit.internal found"));
+
+        assertThat(RabbitMqTransport.tlsFailure(CONFIG, handshake))
+                .contains("amqps://app:****@rabbit.internal:5671/orders")
+                .contains("does not name host 'rabbit.internal'")
+                .contains("noTlsHostnameVerification()")
+                .doesNotContain("s3cret");
+    }
+}
