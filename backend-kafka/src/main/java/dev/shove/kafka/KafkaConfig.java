@@ -5,7 +5,9 @@ import dev.shove.spi.Bounds;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -269,6 +271,30 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
                 || k.contains("credential")
                 || k.endsWith(".key")
                 || k.contains("keystore.key");
+    }
+
+    /**
+     * {@code text} with every secret of this config (passwords, JAAS configs, client properties that look like
+     * secrets) replaced by {@code [redacted]}: for messages built from what kafka-clients reports, which should name no
+     * secret but are not ours to promise.
+     */
+    String redact(String text) {
+        List<String> secrets = new ArrayList<>();
+        commonProperties().forEach((k, v) -> {
+            if (isSecret(k) && v instanceof String value) {
+                secrets.add(value);
+            }
+        });
+        if (sasl != null) {
+            secrets.add(sasl.password());
+        }
+        String out = text;
+        for (String secret : secrets) {
+            if (!secret.isEmpty()) {
+                out = out.replace(secret, "[redacted]");
+            }
+        }
+        return out;
     }
 
     @Override

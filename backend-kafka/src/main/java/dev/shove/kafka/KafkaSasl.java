@@ -72,6 +72,11 @@ public final class KafkaSasl {
         return username;
     }
 
+    /** The password, for {@link KafkaConfig#redact} only. */
+    String password() {
+        return password;
+    }
+
     /** The client properties this SASL setting stands for (without {@code security.protocol}). */
     Map<String, String> properties() {
         String jaas =

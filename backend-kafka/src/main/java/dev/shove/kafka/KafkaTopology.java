@@ -2,6 +2,7 @@ package dev.shove.kafka;
 
 import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
+import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import java.time.Duration;
@@ -26,8 +27,10 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.jspecify.annotations.Nullable;
@@ -409,6 +412,10 @@ final class KafkaTopology implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while pinging Kafka at " + config.bootstrapServers(), e);
         } catch (ExecutionException | TimeoutException e) {
+            ShoveException refused = refused(config, e);
+            if (refused != null) {
+                throw refused;
+            }
             throw new BrokerUnavailableException(
                     "Kafka at " + config.bootstrapServers() + " did not answer within " + timeout
                             + "; check the bootstrap servers and that the broker runs",
@@ -416,11 +423,57 @@ final class KafkaTopology implements AutoCloseable {
         }
     }
 
+    /**
+     * The broker refused this client's TLS handshake or SASL login (somewhere in {@code error}'s causes): a {@link
+     * ShoveException} that is not retriable, since the same settings fail the same way at once, saying what to check.
+     * Null when {@code error} is no such refusal. Kafka's messages about a refusal name no secret, and the config's
+     * secrets are redacted from them all the same.
+     */
+    static @Nullable ShoveException refused(KafkaConfig config, Throwable error) {
+        AuthenticationException refusal = null;
+        for (Throwable t = error; t != null && refusal == null; t = t.getCause()) {
+            if (t instanceof AuthenticationException a) {
+                refusal = a;
+            }
+        }
+        if (refusal == null) {
+            return null;
+        }
+        String broker = "Kafka at " + config.bootstrapServers();
+        if (refusal instanceof SslAuthenticationException) {
+            Throwable root = refusal;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return new ShoveException(
+                    "the TLS handshake with " + broker + " failed: "
+                            + config.redact(
+                                    refusal.getMessage() + (root == refusal ? "" : " (" + root.getMessage() + ")"))
+                            + "; check that the trust store (KafkaSsl.ofTruststore, or ssl.truststore in a kafka:// URI)"
+                            + " holds the authority that signed the broker's certificate, and that the certificate"
+                            + " names the host of the bootstrap servers",
+                    error);
+        }
+        String who = config.sasl()
+                .map(s -> " user '" + s.username() + "' (" + s.mechanism() + ")")
+                .orElse(" this client");
+        return new ShoveException(
+                broker + " refused" + who + ": " + config.redact(String.valueOf(refusal.getMessage()))
+                        + "; check the user name and password"
+                        + " (KafkaConfig.sasl, or sasl.username and sasl.password in a kafka:// URI) and that the user"
+                        + " has credentials for this mechanism on the broker",
+                error);
+    }
+
     private long timeoutMs() {
         return config.apiTimeout().toMillis();
     }
 
-    private BrokerUnavailableException unavailable(String what, Throwable cause) {
+    private ShoveException unavailable(String what, Throwable cause) {
+        ShoveException refused = refused(config, cause);
+        if (refused != null) {
+            return new ShoveException(what + " failed: " + refused.getMessage(), cause);
+        }
         return new BrokerUnavailableException(
                 what + " on Kafka at " + config.bootstrapServers() + " failed: " + cause, cause);
     }

@@ -36,6 +36,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -88,16 +89,22 @@ final class KafkaTransport implements Transport {
     KafkaTransport(KafkaConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
-        Admin admin = Admin.create(adminProperties());
+        Admin admin = null;
         KafkaProducer<byte[], byte[]> p = null;
         try {
+            admin = Admin.create(adminProperties());
             p = new KafkaProducer<>(producerProperties());
+        } catch (KafkaException e) {
+            if (admin != null) {
+                admin.close(Duration.ZERO);
+            }
+            throw clientsRefused(e);
+        }
+        try {
             this.topology = new KafkaTopology(admin, config);
             topology.ping(config.apiTimeout());
         } catch (RuntimeException e) {
-            if (p != null) {
-                p.close(Duration.ZERO);
-            }
+            p.close(Duration.ZERO);
             admin.close(Duration.ZERO);
             if (e instanceof ShoveException) {
                 throw e;
@@ -119,6 +126,24 @@ final class KafkaTransport implements Transport {
                     });
                 });
         log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
+    }
+
+    /**
+     * kafka-clients could not create a client from the config (a trust store or key store that does not load, a
+     * property it does not accept): not retriable, the same config fails the same way. The client's own message
+     * ("Failed to create new KafkaAdminClient") says little, so the causes' messages follow it, the config's secrets
+     * redacted.
+     */
+    private ShoveException clientsRefused(KafkaException e) {
+        StringBuilder why = new StringBuilder(String.valueOf(e.getMessage()));
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            why.append(": ").append(t.getMessage());
+        }
+        return new ShoveException(
+                "cannot create the Kafka clients for " + config.bootstrapServers() + ": "
+                        + config.redact(why.toString())
+                        + "; check the TLS and SASL settings and the client properties of the KafkaConfig",
+                e);
     }
 
     KafkaConfig config() {
@@ -205,6 +230,11 @@ final class KafkaTransport implements Transport {
     private PublishException publishError(String topic, Throwable error) {
         if (error instanceof PublishException p) {
             return p;
+        }
+        ShoveException refused = KafkaTopology.refused(config, error);
+        if (refused != null) {
+            return new PublishException(
+                    "Kafka did not accept a message for topic '" + topic + "': " + refused.getMessage(), error, false);
         }
         if (error instanceof RecordTooLargeException) {
             return new PublishException(

@@ -1,0 +1,413 @@
+package dev.shove.kafka;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.shove.conformance.BrokerAvailability;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.Uuid;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A Kafka broker of one test class's own, in a child JVM on the ports 19190-19192: an {@code SSL} listener, a {@code
+ * SASL_SSL} listener with SCRAM-SHA-512 and the KRaft controller. Its certificates are made when it starts: a
+ * certificate authority, a server certificate it signed for {@code localhost} and {@code 127.0.0.1}, a client trust
+ * store holding that authority, and a second trust store holding another authority (one the broker's certificate does
+ * not chain to). The SCRAM user {@link #USER} is created when the storage is formatted. SASL sessions last {@link
+ * #REAUTH} (the broker's {@code connections.max.reauth.ms}), so a client re-authenticates that often and learns soon
+ * when its credentials were revoked.
+ *
+ * <p>The broker runs from the Kafka jars {@code scripts/brokers.sh up kafka} resolves (its {@code classpath.txt}
+ * under {@code SHOVE_BROKERS_DIR}, default {@code ~/.cache/shove-brokers}). {@link #close()} kills it and deletes its
+ * directory.
+ */
+final class KafkaSecureBroker implements AutoCloseable {
+    static final int SSL_PORT = 19190;
+    static final int SASL_SSL_PORT = 19191;
+    static final int CONTROLLER_PORT = 19192;
+    static final String USER = "shove-it";
+    static final String PASSWORD = "scram-it-s3cret";
+    static final String STORE_PASSWORD = "store-it-s3cret";
+    static final Duration REAUTH = Duration.ofSeconds(2);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    private final Path dir;
+    private @Nullable Process process;
+    /** Kills the broker if the test JVM exits without {@link #close()} (a test run stopped with Ctrl-C). */
+    private final Thread killOnExit = new Thread(this::kill, "kafka-secure-broker-kill");
+
+    private KafkaSecureBroker(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Makes the certificates, formats the storage with the SCRAM user and starts the broker; waits until it is up. */
+    static KafkaSecureBroker start() throws Exception {
+        Path classpath = classpathFile();
+        Path dir = Files.createTempDirectory("shove-kafka-sec-");
+        KafkaSecureBroker broker = new KafkaSecureBroker(dir);
+        try {
+            broker.makeCertificates();
+            broker.launch(Files.readString(classpath).strip());
+            return broker;
+        } catch (Exception | Error e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    /** The Kafka classpath scripts/brokers.sh resolved; fails (or skips, outside CI) when there is none. */
+    private static Path classpathFile() {
+        String home = System.getProperty("user.home");
+        Path state = Path.of(BrokerAvailability.env("SHOVE_BROKERS_DIR", home + "/.cache/shove-brokers"));
+        Path classpath = state.resolve("kafka/classpath.txt");
+        if (!Files.isRegularFile(classpath)) {
+            String message = "the Kafka jars for this test's own broker are missing (" + classpath
+                    + "); run scripts/brokers.sh up kafka once to resolve them";
+            if (BrokerAvailability.required()) {
+                throw new AssertionError(message);
+            }
+            Assumptions.abort(message);
+        }
+        return classpath;
+    }
+
+    /** {@code 127.0.0.1:19190}, the TLS listener (server-authenticated TLS, no client authentication). */
+    String sslBootstrap() {
+        return "127.0.0.1:" + SSL_PORT;
+    }
+
+    /** {@code 127.0.0.1:19191}, the SASL_SSL listener (SCRAM-SHA-512 over TLS). */
+    String saslSslBootstrap() {
+        return "127.0.0.1:" + SASL_SSL_PORT;
+    }
+
+    /** A PKCS12 trust store (password {@link #STORE_PASSWORD}) with the authority that signed the broker's certificate. */
+    Path trustStore() {
+        return dir.resolve("trust.p12");
+    }
+
+    /** A PKCS12 trust store (password {@link #STORE_PASSWORD}) with an authority the broker's certificate is not from. */
+    Path foreignTrustStore() {
+        return dir.resolve("foreign-trust.p12");
+    }
+
+    /** TLS trusting the broker's authority. */
+    KafkaSsl ssl() {
+        return KafkaSsl.ofTruststore(trustStore(), STORE_PASSWORD);
+    }
+
+    private void makeCertificates() throws Exception {
+        openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-keyout",
+                "ca-key.pem",
+                "-out",
+                "ca.pem",
+                "-subj",
+                "/CN=shove-it-ca");
+        openssl(
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                "server-key.pem",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=localhost");
+        Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
+        openssl(
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca-key.pem",
+                "-CAcreateserial",
+                "-days",
+                "1",
+                "-out",
+                "server.pem",
+                "-extfile",
+                "san.ext");
+        openssl(
+                "pkcs12",
+                "-export",
+                "-in",
+                "server.pem",
+                "-inkey",
+                "server-key.pem",
+                "-certfile",
+                "ca.pem",
+                "-name",
+                "kafka",
+                "-out",
+                "server.p12",
+                "-passout",
+                "pass:" + STORE_PASSWORD);
+        openssl(
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-keyout",
+                "foreign-key.pem",
+                "-out",
+                "foreign.pem",
+                "-subj",
+                "/CN=shove-it-foreign-ca");
+        keytoolImport("ca.pem", trustStore());
+        keytoolImport("foreign.pem", foreignTrustStore());
+    }
+
+    private void openssl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(args));
+        run(command, Duration.ofSeconds(60));
+    }
+
+    private void keytoolImport(String cert, Path store) throws Exception {
+        run(
+                List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-importcert",
+                        "-noprompt",
+                        "-alias",
+                        "ca",
+                        "-file",
+                        cert,
+                        "-keystore",
+                        store.toString(),
+                        "-storetype",
+                        "PKCS12",
+                        "-storepass",
+                        STORE_PASSWORD),
+                Duration.ofSeconds(60));
+    }
+
+    private void launch(String classpath) throws Exception {
+        for (int port : new int[] {SSL_PORT, SASL_SSL_PORT, CONTROLLER_PORT}) {
+            if (listening(port)) {
+                throw new IllegalStateException("port " + port + " is taken: KafkaSecureBroker needs 19190-19192 free"
+                        + " (a broker of an earlier run left behind? look for a kafka.Kafka process using "
+                        + dir.getParent().resolve("shove-kafka-sec-*") + ")");
+            }
+        }
+        Path config = dir.resolve("server.properties");
+        Files.writeString(config, """
+                process.roles=broker,controller
+                node.id=1
+                controller.quorum.voters=1@127.0.0.1:%3$d
+                listeners=SSL://127.0.0.1:%1$d,SASL_SSL://127.0.0.1:%2$d,CONTROLLER://127.0.0.1:%3$d
+                advertised.listeners=SSL://127.0.0.1:%1$d,SASL_SSL://127.0.0.1:%2$d
+                controller.listener.names=CONTROLLER
+                inter.broker.listener.name=SSL
+                listener.security.protocol.map=CONTROLLER:PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL
+                sasl.enabled.mechanisms=SCRAM-SHA-512
+                listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=\
+                org.apache.kafka.common.security.scram.ScramLoginModule required;
+                connections.max.reauth.ms=%6$d
+                ssl.keystore.type=PKCS12
+                ssl.keystore.location=%4$s
+                ssl.keystore.password=%5$s
+                ssl.key.password=%5$s
+                ssl.truststore.type=PKCS12
+                ssl.truststore.location=%7$s
+                ssl.truststore.password=%5$s
+                ssl.client.auth=none
+                log.dirs=%8$s
+                num.partitions=1
+                offsets.topic.replication.factor=1
+                offsets.topic.num.partitions=1
+                transaction.state.log.replication.factor=1
+                transaction.state.log.min.isr=1
+                share.coordinator.state.topic.replication.factor=1
+                share.coordinator.state.topic.min.isr=1
+                group.initial.rebalance.delay.ms=0
+                """.formatted(
+                        SSL_PORT,
+                        SASL_SSL_PORT,
+                        CONTROLLER_PORT,
+                        dir.resolve("server.p12"),
+                        STORE_PASSWORD,
+                        REAUTH.toMillis(),
+                        trustStore(),
+                        dir.resolve("data")));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        run(
+                List.of(
+                        java,
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        classpath,
+                        "kafka.tools.StorageTool",
+                        "format",
+                        "-t",
+                        Uuid.randomUuid().toString(),
+                        "-c",
+                        config.toString(),
+                        "--add-scram",
+                        "SCRAM-SHA-512=[name=" + USER + ",password=" + PASSWORD + "]"),
+                Duration.ofSeconds(60));
+        Path log = dir.resolve("kafka.log");
+        // C1 only and the serial collector: a broker for a minute's tests starts seconds sooner on two busy cores
+        Process p = new ProcessBuilder(
+                        java,
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "-Xms128m",
+                        "-Xmx384m",
+                        "-cp",
+                        classpath,
+                        "kafka.Kafka",
+                        config.toString())
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .start();
+        process = p;
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+        await("this test's Kafka broker (SSL and SASL_SSL listeners) to start; log: " + log)
+                .atMost(START_TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    if (!p.isAlive()) {
+                        throw new IllegalStateException(
+                                "this test's Kafka broker exited with " + p.exitValue() + ": " + tail(log));
+                    }
+                    return Files.readString(log).contains("Kafka Server started")
+                            && listening(SSL_PORT)
+                            && listening(SASL_SSL_PORT);
+                });
+        // a plain client logs in on both listeners: they work, and the first test's timing has no class loading
+        // and TLS set-up in it
+        for (KafkaConfig client : List.of(
+                KafkaConfig.builder(sslBootstrap()).ssl(ssl()).build(),
+                KafkaConfig.builder(saslSslBootstrap())
+                        .ssl(ssl())
+                        .sasl(KafkaSasl.scramSha512(USER, PASSWORD))
+                        .build())) {
+            Properties props = new Properties();
+            props.putAll(client.commonProperties());
+            try (Admin admin = Admin.create(props)) {
+                admin.describeCluster().nodes().get(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private void run(List<String> command, Duration timeout) throws Exception {
+        Path out = dir.resolve(Path.of(command.get(0)).getFileName() + ".log");
+        Process p;
+        try {
+            p = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
+        } catch (IOException e) {
+            String message = command.get(0) + " is needed to make this test's certificates and broker: " + e;
+            if (BrokerAvailability.required()) {
+                throw new AssertionError(message, e);
+            }
+            Assumptions.abort(message);
+            return;
+        }
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(command.get(0) + " " + command.get(1) + " took over " + timeout);
+        }
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException(
+                    command.get(0) + " " + command.get(1) + " failed (" + p.exitValue() + "): " + tail(out));
+        }
+    }
+
+    private static String tail(Path file) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void kill() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+        }
+    }
+
+    /** Kills the broker (SIGTERM, then SIGKILL after 10 s) and deletes its directory. Idempotent. */
+    @Override
+    public void close() {
+        Process p = process;
+        process = null;
+        if (p != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(killOnExit);
+            } catch (IllegalStateException e) {
+                // the JVM is exiting: the hook kills the broker
+            }
+            p.destroy();
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (Files.exists(dir)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> {
+                    try {
+                        Files.deleteIfExists(f);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+            } catch (IOException | UncheckedIOException e) {
+                // best effort: a leftover temporary directory only costs disk
+            }
+        }
+    }
+}
