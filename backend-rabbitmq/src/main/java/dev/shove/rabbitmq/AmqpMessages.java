@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * arrays and tables in brackets). The broker's own dead-letter bookkeeping ({@code x-death}, {@code
  * x-first-death-*}, {@code x-last-death-*}), which RabbitMQ writes when a hold queue's TTL sends a copy back, is not
  * passed on: shove counts retries itself, and republishing it as a string only makes the broker log "invalid x-death
- * header" on the next hop.
+ * header" on the next hop. Neither is a quorum queue's {@code x-delivery-count}, which becomes the delivery's {@link
+ * #deliveryCount delivery count}: copied onto a retry copy, it would make the copy's first delivery look like a
+ * redelivery.
  */
 final class AmqpMessages {
     /** AMQP's "persistent" delivery mode: the broker writes the message to disk in a durable queue. */
@@ -63,14 +65,35 @@ final class AmqpMessages {
         return new HashMap<>(headers);
     }
 
-    /** Every header of a received message as a string, without the broker's dead-letter bookkeeping. */
+    /** The header in which a quorum queue says how often it got a message back (absent the first time). */
+    static final String DELIVERY_COUNT = "x-delivery-count";
+
+    /**
+     * The delivery count of a message received from a quorum queue, first delivery = 1: its {@code x-delivery-count}
+     * header counts the times the queue got it back (absent, or 0 when it arrived from a hold tier, on a first
+     * delivery). 0 (unknown) for a classic queue, which keeps no count.
+     */
+    static int deliveryCount(@Nullable Map<String, Object> headers, boolean quorum) {
+        if (!quorum) {
+            return 0;
+        }
+        Object returns = headers == null ? null : headers.get(DELIVERY_COUNT);
+        if (returns instanceof Number n && n.longValue() >= 0 && n.longValue() < Integer.MAX_VALUE) {
+            return n.intValue() + 1;
+        }
+        return 1;
+    }
+
+    /** Every header of a received message as a string, without the broker's bookkeeping. */
     static Map<String, String> toStrings(@Nullable Map<String, Object> headers) {
         if (headers == null || headers.isEmpty()) {
             return Map.of();
         }
         Map<String, String> out = HashMap.newHashMap(headers.size());
         for (Map.Entry<String, Object> h : headers.entrySet()) {
-            if (h.getValue() != null && !isBrokerDeathHeader(h.getKey())) {
+            if (h.getValue() != null
+                    && !isBrokerDeathHeader(h.getKey())
+                    && !h.getKey().equals(DELIVERY_COUNT)) {
                 out.put(h.getKey(), asString(h.getValue()));
             }
         }

@@ -11,6 +11,7 @@ import dev.shove.TopologyException;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.Delivery;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
@@ -28,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * by closing that channel: RabbitMQ then requeues them, in their original positions where it can, flagged {@code
  * redelivered}.
  *
+ * <p>A quorum queue takes back the letters of a closed channel asynchronously: a count read right after a pass ended
+ * could miss them (it read 0 for a moment on RabbitMQ 3.10). So on quorum queues a pass that held letters waits, when
+ * it ends, until the queue's count shows them again (at most {@link #RETURN_WAIT}; a consumer of the DLQ may take
+ * them meanwhile).
+ *
  * <p>Thread-safe; each scan is used by one thread at a time.
  */
 final class RabbitDeadLetters implements DeadLetterStore {
@@ -41,14 +47,19 @@ final class RabbitDeadLetters implements DeadLetterStore {
     private static final String MAYBE_REMOVED = ". The letters of this removal may or may not be gone; nothing is lost:"
             + " RabbitMQ put every dead letter the pass held and had not removed back in the queue; run it again";
 
+    /** On quorum queues, the longest a pass's end waits for the queue to count the letters it gave back. */
+    static final Duration RETURN_WAIT = Duration.ofSeconds(2);
+
     private final RabbitMqTransport transport;
     private final String topic;
     private final String queue;
+    private final boolean quorum;
 
-    RabbitDeadLetters(RabbitMqTransport transport, String topic, String queue) {
+    RabbitDeadLetters(RabbitMqTransport transport, String topic, String queue, boolean quorum) {
         this.transport = transport;
         this.topic = topic;
         this.queue = queue;
+        this.quorum = quorum;
     }
 
     @Override
@@ -149,7 +160,7 @@ final class RabbitDeadLetters implements DeadLetterStore {
                     read++;
                     long tag = response.getEnvelope().getDeliveryTag();
                     held.delivered(tag);
-                    page.add(new Letter(this, queue, tag, response));
+                    page.add(new Letter(this, queue, tag, response, quorum));
                 }
             } catch (IOException | ShutdownSignalException e) {
                 throw failure("reading", e, NOTHING_LOST);
@@ -225,6 +236,15 @@ final class RabbitDeadLetters implements DeadLetterStore {
                 return;
             }
             closed = true;
+            int givenBack = held.outstanding();
+            long expected = -1;
+            if (quorum && givenBack > 0 && lost == null && channel.isOpen()) {
+                try {
+                    expected = channel.queueDeclarePassive(queue).getMessageCount() + (long) givenBack;
+                } catch (IOException | RuntimeException e) {
+                    log.debug("counting '{}' before the end of a pass failed: {}", queue, e.toString());
+                }
+            }
             // Closing the channel is what gives the letters back: the broker requeues every unacknowledged one. A
             // channel that is down is only dropped from the connection's recovery.
             try {
@@ -235,6 +255,35 @@ final class RabbitDeadLetters implements DeadLetterStore {
                 }
             } catch (IOException | TimeoutException | RuntimeException e) {
                 log.debug("closing the channel of a pass over '{}' failed: {}", queue, e.toString());
+            }
+            if (expected >= 0) {
+                awaitCount(expected);
+            }
+        }
+
+        /** Waits (bounded) until the quorum queue counts at least {@code expected} ready letters again. */
+        private void awaitCount(long expected) {
+            long deadline = System.nanoTime() + RETURN_WAIT.toNanos();
+            Channel counting;
+            try {
+                counting = transport.openChannel("counting dead-letter queue '" + queue + "'");
+            } catch (RuntimeException e) {
+                return;
+            }
+            try {
+                while (counting.queueDeclarePassive(queue).getMessageCount() < expected) {
+                    if (System.nanoTime() - deadline >= 0) {
+                        log.debug("dead-letter queue '{}' counts fewer than {} letters after a pass", queue, expected);
+                        return;
+                    }
+                    Thread.sleep(5);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.debug("counting '{}' after a pass failed: {}", queue, e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                RabbitTopology.closeQuietly(counting);
             }
         }
     }
@@ -252,15 +301,17 @@ final class RabbitDeadLetters implements DeadLetterStore {
         private final byte[] body;
         private final Map<String, String> headers;
         private final boolean redelivered;
+        private final int deliveryCount;
         private final long timestampMs;
 
-        Letter(RabbitScan scan, String queue, long tag, GetResponse response) {
+        Letter(RabbitScan scan, String queue, long tag, GetResponse response, boolean quorum) {
             this.scan = scan;
             this.tag = tag;
             this.queue = queue;
             this.body = response.getBody();
             this.headers = AmqpMessages.toStrings(response.getProps().getHeaders());
             this.redelivered = response.getEnvelope().isRedeliver();
+            this.deliveryCount = AmqpMessages.deliveryCount(response.getProps().getHeaders(), quorum);
             Date timestamp = response.getProps().getTimestamp();
             this.timestampMs = timestamp != null ? timestamp.getTime() : -1;
         }
@@ -288,6 +339,11 @@ final class RabbitDeadLetters implements DeadLetterStore {
         @Override
         public boolean redelivered() {
             return redelivered;
+        }
+
+        @Override
+        public int deliveryCount() {
+            return deliveryCount;
         }
 
         @Override

@@ -19,6 +19,7 @@ final class RabbitDelivery implements Delivery {
     private final Map<String, String> headers;
     private final String queue;
     private final boolean redelivered;
+    private final int deliveryCount;
 
     RabbitDelivery(
             RabbitSubscription subscription,
@@ -27,6 +28,7 @@ final class RabbitDelivery implements Delivery {
             String queue,
             int shard,
             boolean redelivered,
+            boolean quorum,
             AMQP.BasicProperties properties,
             byte[] body) {
         this.subscription = subscription;
@@ -38,6 +40,7 @@ final class RabbitDelivery implements Delivery {
         this.properties = properties;
         this.body = body;
         this.headers = AmqpMessages.toStrings(properties.getHeaders());
+        this.deliveryCount = AmqpMessages.deliveryCount(properties.getHeaders(), quorum);
     }
 
     @Override
@@ -63,6 +66,11 @@ final class RabbitDelivery implements Delivery {
     @Override
     public boolean redelivered() {
         return redelivered;
+    }
+
+    @Override
+    public int deliveryCount() {
+        return deliveryCount;
     }
 
     @Override

@@ -46,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  *       {@link #DEFAULT_CONFIRM_TIMEOUT};
  *   <li>automatic connection recovery every {@link #DEFAULT_RECOVERY_INTERVAL}; connect timeout {@link
  *       #DEFAULT_CONNECT_TIMEOUT};
- *   <li>settlement with publisher confirms (not {@link Builder#transactionalSettlement() transactional}).
+ *   <li>settlement with publisher confirms (not {@link Builder#transactionalSettlement() transactional});
+ *   <li>classic durable queues (not {@link Builder#quorumQueues() quorum queues}).
  * </ul>
  *
  * @since 0.1.0
@@ -119,6 +120,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         Duration recoveryInterval = DEFAULT_RECOVERY_INTERVAL;
         boolean transactional;
+        boolean quorum;
 
         @Override
         protected Values clone() {
@@ -342,6 +344,11 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
     /** {@return whether settlements commit their copy and the acknowledgement in one AMQP transaction} */
     public boolean isTransactionalSettlement() {
         return v.transactional;
+    }
+
+    /** {@return whether topics are declared as quorum queues ({@link Builder#quorumQueues()}) rather than classic ones} */
+    public boolean isQuorumQueues() {
+        return v.quorum;
     }
 
     /** {@code uri} without its user-info ({@code user:password@}), for addresses that go into messages and logs. */
@@ -629,6 +636,36 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         }
 
         /**
+         * Declares every queue of a topic as a quorum queue ({@code x-queue-type = quorum}): the main queue or the
+         * shards, the hold tiers and the dead-letter queue. Quorum queues are replicated, durable queues and the type
+         * RabbitMQ recommends where data safety matters; they need RabbitMQ 3.10 or newer (hold tiers use their
+         * message TTL and at-least-once dead-lettering). What changes for the application:
+         *
+         * <ul>
+         *   <li>{@link dev.shove.MessageMetadata#deliveryCount()} is known: 1 on a first delivery, one more for each time
+         *       the broker got the message back (a crash, a drain, an abandoned handler), from the queue's {@code
+         *       x-delivery-count} header;
+         *   <li>a sequenced topic's consumer splits its window evenly between the shards (quorum queues refuse the
+         *       shared {@code basic.qos global} a classic consumer uses), so its window (prefetch plus lane buffer)
+         *       must be at least the topic's {@code routingShards};
+         *   <li>a sequenced retry waiting in place still restarts from its published retry count after a crash
+         *       (capability {@code durableSequencedRetries} stays off): the delivery count counts returns, not
+         *       retries, carries no due time, and AMQP cannot rewrite the headers of a queued message;
+         *   <li>queues that exist as classic queues cannot become quorum queues in place (nor the reverse): declaring
+         *       fails with a {@link dev.shove.TopologyException} naming the queue.
+         * </ul>
+         *
+         * A broadcast subscription's own queue stays a classic, exclusive queue (quorum queues cannot be exclusive).
+         * See {@code docs/backends/rabbitmq.md}.
+         *
+         * @return this builder
+         */
+        public Builder quorumQueues() {
+            values.quorum = true;
+            return this;
+        }
+
+        /**
          * The config as set.
          *
          * @return the config
@@ -672,6 +709,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         b.append(", confirmTimeout=").append(v.confirmTimeout);
         b.append(", recoveryInterval=").append(v.recoveryInterval);
         b.append(", settlement=").append(v.transactional ? "transactional" : "confirms");
+        b.append(", queues=").append(v.quorum ? "quorum" : "classic");
         return b.append(']').toString();
     }
 }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * {@link RabbitMqConfig#builder(String)}; the settings are the builder's, by name: {@code connectionName}, {@code
  * publishChannels}, {@code publishAttempts}, {@code confirmTimeout}, {@code connectTimeout}, {@code
  * recoveryInterval}, {@code managementApi} (a URL, or {@code false} for none), {@code managementUser} with {@code
- * managementPassword}, {@code transactionalSettlement} and {@code tlsHostnameVerification} (booleans), and {@code
+ * managementPassword}, {@code transactionalSettlement}, {@code quorumQueues} and {@code tlsHostnameVerification}
+ * (booleans), and {@code
  * password} to replace the URI's (as {@code password_file} for a secret in a file).
  *
  * @since 0.1.0
@@ -64,6 +65,9 @@ public final class RabbitMqConfigProvider implements BrokerConfigProvider {
         }
         if (Boolean.TRUE.equals(p.bool("transactionalSettlement"))) {
             b.transactionalSettlement();
+        }
+        if (Boolean.TRUE.equals(p.bool("quorumQueues"))) {
+            b.quorumQueues();
         }
         if (Boolean.FALSE.equals(p.bool("tlsHostnameVerification"))) {
             b.noTlsHostnameVerification();

@@ -76,13 +76,22 @@ import org.slf4j.LoggerFactory;
 final class RabbitMqTransport implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RabbitMqTransport.class);
 
-    /** What RabbitMQ gives with publisher confirms; transactional settlement adds {@code transactions}. */
-    static Capabilities capabilities(boolean transactional) {
+    /**
+     * What RabbitMQ gives with publisher confirms on classic queues; transactional settlement adds {@code
+     * transactions}, quorum queues add {@code deliveryCount}. Never {@code durableSequencedRetries}: a sequenced retry
+     * waits in place, unacknowledged, and AMQP 0-9-1 cannot change the headers of a message the broker holds, so its
+     * retry count and due time cannot be stored with it; a quorum queue's delivery count counts returns to the queue,
+     * not the retries run in place, and knows no due time.
+     */
+    static Capabilities capabilities(boolean transactional, boolean quorum) {
         Capabilities.Builder b = Capabilities.builder()
                 .durableRetries()
                 .redeliveryFlag()
                 .competingConsumers()
                 .broadcast();
+        if (quorum) {
+            b.deliveryCount();
+        }
         return (transactional ? b.transactions() : b).build();
     }
 
@@ -119,7 +128,7 @@ final class RabbitMqTransport implements Transport {
     RabbitMqTransport(RabbitMqConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
-        this.capabilities = capabilities(config.isTransactionalSettlement());
+        this.capabilities = capabilities(config.isTransactionalSettlement(), config.isQuorumQueues());
         this.connectionName = config.connectionName().orElse(context.clientName());
         this.registry = context.meterRegistry();
         ThreadFactory threads = r -> Thread.ofPlatform()
@@ -180,7 +189,7 @@ final class RabbitMqTransport implements Transport {
                 scheduler,
                 completions,
                 config.redactedUri());
-        this.topology = new RabbitTopology(connection, config.virtualHost());
+        this.topology = new RabbitTopology(connection, config.virtualHost(), config.isQuorumQueues());
         this.management = config.managementApi()
                 .map(uri -> new ManagementApi(
                         uri,
@@ -614,7 +623,7 @@ final class RabbitMqTransport implements Transport {
         String queue = topic.dlq()
                 .orElseThrow(() -> new IllegalArgumentException(
                         "topic '" + topic.name() + "' has no dead-letter queue; declare it with dlq()"));
-        return new RabbitDeadLetters(this, topic.name(), queue);
+        return new RabbitDeadLetters(this, topic.name(), queue, config.isQuorumQueues());
     }
 
     /** A channel of its own for {@code purpose} (in words, for the error when there is none). */

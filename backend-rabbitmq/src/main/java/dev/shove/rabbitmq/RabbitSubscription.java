@@ -75,6 +75,7 @@ final class RabbitSubscription implements Subscription {
     private final DeliverySink sink;
     private final Channel channel;
     private final boolean broadcast;
+    private final boolean quorum;
     private final List<Source> sources;
     private final SettlementQueue settlements;
     private final AckFlusher flusher;
@@ -92,7 +93,8 @@ final class RabbitSubscription implements Subscription {
         this.channel = channel;
         this.broadcast = request.topic().isBroadcast();
         this.sources = sources;
-        this.settlements = new SettlementQueue(transport, request, sink, transactional);
+        this.quorum = quorum(transport, request);
+        this.settlements = new SettlementQueue(transport, request, sink, transactional, quorum);
         this.flusher = new AckFlusher(settlements, channel, transport, request, sink, transactional, queues());
     }
 
@@ -119,6 +121,14 @@ final class RabbitSubscription implements Subscription {
             for (int i = 0; i < topic.sequencing().orElseThrow().routingShards(); i++) {
                 queues.add(topic.shardName(i));
                 shards.add(i);
+            }
+            if (quorum(transport, request) && request.window() < queues.size()) {
+                throw new IllegalArgumentException(("consumer %s of sequenced topic '%s' has a window of %d"
+                                + " message(s) (prefetch plus lane buffer) for %d shards: on quorum queues each shard"
+                                + " needs a prefetch of its own of at least 1 (they refuse a prefetch shared by the"
+                                + " channel). Raise laneBuffer or prefetch so that they add up to at least %d, or"
+                                + " lower the topic's routingShards")
+                        .formatted(request.consumerId(), topic.name(), request.window(), queues.size(), queues.size()));
             }
         } else {
             queues.add(request.queue());
@@ -152,8 +162,15 @@ final class RabbitSubscription implements Subscription {
                     channel.queueDeclarePassive(queue);
                 }
             }
-            // One queue: the limit per consumer. Several shards on one channel: one limit shared by all of them.
-            channel.basicQos(request.window(), queues.size() > 1);
+            if (queues.size() > 1 && quorum(transport, request)) {
+                // Quorum queues refuse a channel-wide limit (basic.qos global, a connection error): each shard's
+                // consumer gets an equal share, so that together they never exceed the window. Equal, because
+                // connection recovery re-applies one per-consumer limit to every consumer it recovers.
+                channel.basicQos(request.window() / queues.size(), false);
+            } else {
+                // One queue: the limit per consumer. Several shards on one channel: one limit shared by all of them.
+                channel.basicQos(request.window(), queues.size() > 1);
+            }
             if (transactional) {
                 channel.txSelect();
             }
@@ -186,6 +203,11 @@ final class RabbitSubscription implements Subscription {
             throw new BrokerUnavailableException(
                     "cannot start consumer " + request.consumerId() + " on queue '" + current + "': " + e, e);
         }
+    }
+
+    /** Whether the subscription reads quorum queues: a broadcast subscription's own queue is always classic. */
+    private static boolean quorum(RabbitMqTransport transport, SubscriptionRequest request) {
+        return transport.config().isQuorumQueues() && !request.topic().isBroadcast();
     }
 
     /** A broadcast queue has no history: only the tail (no start, or {@link Position#end()}) can be honoured. */
@@ -403,6 +425,7 @@ final class RabbitSubscription implements Subscription {
                             source.queue,
                             source.shard,
                             envelope.isRedeliver(),
+                            quorum,
                             properties,
                             body));
         }

@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * broadcast topic  exchange {name}-broadcast  fanout, durable; no queue: each subscription binds its own
  * </pre>
  *
+ * With {@link RabbitMqConfig#isQuorumQueues() quorum queues} every queue also has {@code x-queue-type = quorum}, and
+ * a hold tier dead-letters {@code at-least-once} (the broker keeps an expired message until the queue it returns to
+ * has confirmed it; that strategy needs {@code x-overflow = reject-publish}), so a message cannot be lost on its way
+ * back from a hold tier.
+ *
  * One hold queue per tier because RabbitMQ expires messages only at the head of a queue: a queue mixing delays would
  * hold a short delay behind a long one. Publishers route a sequenced message straight to its shard by the core's
  * FNV-1a hash of the key (see {@code docs/backends/rabbitmq.md} for why there is no consistent-hash exchange).
@@ -53,6 +58,9 @@ final class RabbitTopology {
     static final String DLX = "x-dead-letter-exchange";
     static final String DLX_ROUTING_KEY = "x-dead-letter-routing-key";
     static final String SINGLE_ACTIVE_CONSUMER = "x-single-active-consumer";
+    static final String QUEUE_TYPE = "x-queue-type";
+    static final String DEAD_LETTER_STRATEGY = "x-dead-letter-strategy";
+    static final String OVERFLOW = "x-overflow";
 
     /** What follows a broadcast topic's name in the name of its fanout exchange. */
     static final String BROADCAST_SUFFIX = "-broadcast";
@@ -62,10 +70,12 @@ final class RabbitTopology {
 
     private final Connection connection;
     private final String vhost;
+    private final boolean quorum;
 
-    RabbitTopology(Connection connection, String vhost) {
+    RabbitTopology(Connection connection, String vhost, boolean quorum) {
         this.connection = connection;
         this.vhost = vhost;
+        this.quorum = quorum;
     }
 
     /** The fanout exchange of a broadcast topic: {@code {name}-broadcast}. */
@@ -73,45 +83,69 @@ final class RabbitTopology {
         return topic.name() + BROADCAST_SUFFIX;
     }
 
+    /** The classic queues of a topic (their names are the same for quorum queues); see {@link #queues(Topic, boolean)}. */
+    static List<QueueSpec> queues(Topic<?> topic) {
+        return queues(topic, false);
+    }
+
     /**
      * The durable queues of a topic, in declaration order: DLQ, main queue or shards, then hold tiers. None for a
      * broadcast topic, whose queues belong to its subscriptions.
      */
-    static List<QueueSpec> queues(Topic<?> topic) {
+    static List<QueueSpec> queues(Topic<?> topic, boolean quorum) {
         List<QueueSpec> specs = new ArrayList<>();
         if (topic.isBroadcast()) {
             return specs;
         }
-        topic.dlq().ifPresent(dlq -> specs.add(new QueueSpec(dlq, "dead-letter queue", Map.of())));
+        topic.dlq().ifPresent(dlq -> specs.add(new QueueSpec(dlq, "dead-letter queue", typed(Map.of(), quorum))));
         topic.sequencing()
                 .ifPresentOrElse(
                         s -> {
                             for (int i = 0; i < s.routingShards(); i++) {
                                 specs.add(new QueueSpec(
-                                        topic.shardName(i), "shard " + i, Map.of(SINGLE_ACTIVE_CONSUMER, true)));
+                                        topic.shardName(i),
+                                        "shard " + i,
+                                        typed(Map.of(SINGLE_ACTIVE_CONSUMER, true), quorum)));
                             }
                             for (int i = 0; i < s.routingShards(); i++) {
                                 for (HoldTier tier : topic.shardHoldTiers(i)) {
-                                    specs.add(holdSpec(tier, topic.shardName(i)));
+                                    specs.add(holdSpec(tier, topic.shardName(i), quorum));
                                 }
                             }
                         },
                         () -> {
-                            specs.add(new QueueSpec(topic.name(), "main queue", Map.of()));
+                            specs.add(new QueueSpec(topic.name(), "main queue", typed(Map.of(), quorum)));
                             for (HoldTier tier : topic.holdTiers()) {
-                                specs.add(holdSpec(tier, topic.name()));
+                                specs.add(holdSpec(tier, topic.name(), quorum));
                             }
                         });
         return specs;
     }
 
-    private static QueueSpec holdSpec(HoldTier tier, String returnsTo) {
+    private static QueueSpec holdSpec(HoldTier tier, String returnsTo, boolean quorum) {
         Map<String, Object> args = new LinkedHashMap<>();
         args.put(TTL, tier.delay().toMillis());
         args.put(DLX, "");
         args.put(DLX_ROUTING_KEY, returnsTo);
+        if (quorum) {
+            args.put(DEAD_LETTER_STRATEGY, "at-least-once");
+            args.put(OVERFLOW, "reject-publish");
+        }
         return new QueueSpec(
-                tier.queue(), "hold tier of " + tier.delay().toMillis() + " ms returning to '" + returnsTo + "'", args);
+                tier.queue(),
+                "hold tier of " + tier.delay().toMillis() + " ms returning to '" + returnsTo + "'",
+                typed(args, quorum));
+    }
+
+    /** A queue's arguments with {@code x-queue-type = quorum} first when quorum queues are asked for. */
+    private static Map<String, Object> typed(Map<String, Object> arguments, boolean quorum) {
+        if (!quorum) {
+            return arguments;
+        }
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put(QUEUE_TYPE, "quorum");
+        args.putAll(arguments);
+        return args;
     }
 
     void declare(Topic<?> topic) {
@@ -124,7 +158,7 @@ final class RabbitTopology {
         warnAboutConsumerTimeout(topic);
         Channel channel = open(topic);
         try {
-            for (QueueSpec spec : queues(topic)) {
+            for (QueueSpec spec : queues(topic, quorum)) {
                 try {
                     channel.queueDeclare(spec.name(), true, false, false, spec.arguments());
                 } catch (IOException | ShutdownSignalException e) {
@@ -307,6 +341,30 @@ final class RabbitTopology {
 
     private RuntimeException failure(Topic<?> topic, QueueSpec spec, Exception e) {
         AMQP.Channel.@Nullable Close close = channelClose(e);
+        if (close != null
+                && close.getReplyCode() == AMQP.PRECONDITION_FAILED
+                && close.getReplyText().contains("'" + QUEUE_TYPE + "'")) {
+            String wanted = quorum ? "quorum" : "classic";
+            String existing = quorum ? "classic" : "quorum";
+            return new TopologyException(("queue '%s' (%s of topic '%s') already exists on RabbitMQ (vhost '%s') as a"
+                            + " %s queue, but this broker config declares %s queues%s. The broker says: %s. A queue"
+                            + " cannot change its type in place: drain and delete the queue (the next declare"
+                            + " recreates it as a %s queue), or keep %s queues (%s)")
+                    .formatted(
+                            spec.name(),
+                            spec.role(),
+                            topic.name(),
+                            vhost,
+                            existing,
+                            wanted,
+                            quorum ? " (RabbitMqConfig.Builder.quorumQueues())" : "",
+                            close.getReplyText(),
+                            wanted,
+                            existing,
+                            quorum
+                                    ? "remove quorumQueues() from the RabbitMqConfig"
+                                    : "add quorumQueues() to the RabbitMqConfig"));
+        }
         if (close != null && close.getReplyCode() == AMQP.PRECONDITION_FAILED) {
             return new TopologyException(("queue '%s' (%s of topic '%s') already exists on RabbitMQ (vhost '%s') with"
                             + " other settings than the topic declares: durable, arguments %s. The broker says: %s."

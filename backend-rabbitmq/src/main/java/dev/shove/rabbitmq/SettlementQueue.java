@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * with its epoch and handing it over must be atomic with a channel loss ({@link #channelLost}) and a pause ({@link
  * #stopIntake}), so that no delivery slips past either.
  *
+ * <p><b>Returns on quorum queues.</b> A quorum queue puts a message returned with {@code basic.nack} behind the
+ * messages returned before it, while the messages of a closed channel go back in their original order, ahead of the
+ * rest. So once intake has stopped (the subscription is draining and closes next), a return on a quorum queue writes
+ * nothing: the delivery stays unacknowledged and the channel's close gives it back, in order with the others (a
+ * sequenced key's messages come back in their order for the next consumer). Classic queues put a nacked message back
+ * in its place, so there a return is a {@code basic.nack} at once.
+ *
  * <p>Thread-safe, under one lock: the client's dispatch threads deliver, engine threads settle, confirm and timer
  * threads queue what copies left to do, the client's connection thread reports a lost channel, the flusher thread
  * takes batches, and the closing thread drains it.
@@ -75,6 +82,7 @@ final class SettlementQueue {
     private final DeliverySink sink;
     private final boolean transactional;
     private final boolean broadcast;
+    private final boolean returnsOnClose;
     private final int batchSize;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -91,11 +99,16 @@ final class SettlementQueue {
     private boolean closed;
 
     SettlementQueue(
-            RabbitMqTransport transport, SubscriptionRequest request, DeliverySink sink, boolean transactional) {
+            RabbitMqTransport transport,
+            SubscriptionRequest request,
+            DeliverySink sink,
+            boolean transactional,
+            boolean quorum) {
         this.transport = transport;
         this.request = request;
         this.sink = sink;
         this.transactional = transactional;
+        this.returnsOnClose = quorum;
         this.broadcast = request.topic().isBroadcast();
         this.batchSize = Math.max(1, request.window() / 2);
     }
@@ -115,7 +128,9 @@ final class SettlementQueue {
             }
             ledger.delivered(tag);
             if (paused || closed) {
-                enqueue(new Op(tag, epoch, Kind.RETURN, null, null, NONE, false));
+                if (!returnsOnClose) {
+                    enqueue(new Op(tag, epoch, Kind.RETURN, null, null, NONE, false));
+                }
                 return;
             }
             // Under the lock, so that nothing reaches the sink once stopIntake() has returned.
@@ -277,7 +292,11 @@ final class SettlementQueue {
                     case RETURN -> false;
                     case TRANSACTION -> op.settlement().action() == Settlement.Action.ACK;
                 };
-                (ack ? acks : nacks).add(op.tag());
+                if (ack) {
+                    acks.add(op.tag());
+                } else if (!(returnsOnClose && paused)) {
+                    nacks.add(op.tag());
+                } // else: left unacknowledged, the channel's close returns it (see the class comment)
             }
             plan = ledger.plan(acks, nacks);
             writing += batch.size();

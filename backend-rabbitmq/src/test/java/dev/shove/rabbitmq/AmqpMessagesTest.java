@@ -54,6 +54,26 @@ class AmqpMessagesTest {
     }
 
     @Test
+    @DisplayName("a quorum queue's x-delivery-count (returns so far) is the delivery count minus one, and is not a"
+            + " header the engine sees or copies")
+    void deliveryCount() {
+        assertThat(AmqpMessages.deliveryCount(null, true)).isEqualTo(1);
+        assertThat(AmqpMessages.deliveryCount(Map.of("k", "v"), true)).isEqualTo(1);
+        assertThat(AmqpMessages.deliveryCount(Map.of("x-delivery-count", 0L), true))
+                .as("arrived from a hold tier, never returned")
+                .isEqualTo(1);
+        assertThat(AmqpMessages.deliveryCount(Map.of("x-delivery-count", 2L), true))
+                .isEqualTo(3);
+        assertThat(AmqpMessages.deliveryCount(Map.of("x-delivery-count", 2), true))
+                .isEqualTo(3);
+        assertThat(AmqpMessages.deliveryCount(Map.of("x-delivery-count", 2L), false))
+                .as("a classic queue keeps no count")
+                .isZero();
+        assertThat(AmqpMessages.toStrings(Map.of("x-delivery-count", 2L, "k", "v")))
+                .containsOnlyKeys("k");
+    }
+
+    @Test
     @DisplayName("a published message is persistent, typed by the codec, carries every header and the message id")
     void publishProperties() {
         OutboundMessage message = new OutboundMessage(

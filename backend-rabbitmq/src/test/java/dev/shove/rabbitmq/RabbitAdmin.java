@@ -30,6 +30,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -44,13 +45,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>Before the class's tests it requires the broker (the URI is env {@code SHOVE_RABBITMQ_URI}; a missing broker
  * fails or skips per {@code SHOVE_IT_REQUIRED}) and opens a plain AMQP connection to look into queues; the management
  * API reads queue arguments and closes connections. Tests name what they create with {@link #unique} (so they never
- * see each other's messages) and connect shove with {@link #connect}. After the class it closes those brokers (and
- * with them any group a test left running), deletes every queue and exchange named with {@link #unique} or handed to
- * {@link #deleteLater}, and closes its connection. Its {@code @Nested} classes share the enclosing class's fixture.
+ * see each other's messages) and connect shove with {@link #connect}. After each test it deletes the queues and
+ * exchanges of the topics handed to {@link #deleteLater} (the conformance kit's, many per class: quorum queues cost
+ * the broker file handles, so they must not pile up over a class). After the class it closes those brokers (and with
+ * them any group a test left running), deletes every queue and exchange named with {@link #unique} or handed to
+ * {@link #deleteLater} since, and closes its connection. Its {@code @Nested} classes share the enclosing class's fixture.
  *
  * <p>Thread-safe for what tests do with it: handlers and hooks may call it from other threads.
  */
-final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+final class RabbitAdmin implements BeforeAllCallback, AfterEachCallback, AfterAllCallback, AutoCloseable {
     static final String URI_ENV = "SHOVE_RABBITMQ_URI";
     static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672";
 
@@ -108,6 +111,14 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
         factory.setAutomaticRecoveryEnabled(true);
         factory.setNetworkRecoveryInterval(1000);
         connection = factory.newConnection("shove-it-admin");
+    }
+
+    /** Runs after the test class's own {@code @AfterEach} methods, so the kit's harness has closed its groups. */
+    @Override
+    public void afterEach(ExtensionContext context) throws IOException {
+        if (connection != null) {
+            deleteDeclaredTopics();
+        }
     }
 
     @Override
@@ -355,6 +366,18 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
         return URLEncoder.encode(brokerConfig().virtualHost(), StandardCharsets.UTF_8);
     }
 
+    private void deleteDeclaredTopics() throws IOException {
+        for (Topic<?> topic : declared) {
+            for (RabbitTopology.QueueSpec queue : RabbitTopology.queues(topic)) {
+                deleteQueue(queue.name());
+            }
+            if (topic.isBroadcast()) {
+                deleteExchange(RabbitTopology.broadcastExchange(topic));
+            }
+            declared.remove(topic);
+        }
+    }
+
     /** Closes the brokers, deletes what the tests created, and closes the connection; idempotent. */
     @Override
     public void close() throws IOException {
@@ -374,14 +397,7 @@ final class RabbitAdmin implements BeforeAllCallback, AfterAllCallback, AutoClos
                     deleteExchange(exchange);
                 }
             }
-            for (Topic<?> topic : declared) {
-                for (RabbitTopology.QueueSpec queue : RabbitTopology.queues(topic)) {
-                    deleteQueue(queue.name());
-                }
-                if (topic.isBroadcast()) {
-                    deleteExchange(RabbitTopology.broadcastExchange(topic));
-                }
-            }
+            deleteDeclaredTopics();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {

@@ -22,7 +22,7 @@ class RabbitMqConfigProviderTest {
     @DisplayName("the URI without its query is the AMQP URI; the settings go to the builder")
     void settings() {
         RabbitMqConfig c = config("amqp://app:pw@rabbit:5673/orders?connectionName=svc&publishChannels=8"
-                + "&recoveryInterval=500ms&managementApi=false&transactionalSettlement=true");
+                + "&recoveryInterval=500ms&managementApi=false&transactionalSettlement=true&quorumQueues=true");
         assertThat(c.host()).isEqualTo("rabbit");
         assertThat(c.port()).isEqualTo(5673);
         assertThat(c.virtualHost()).isEqualTo("orders");
@@ -31,6 +31,8 @@ class RabbitMqConfigProviderTest {
         assertThat(c.recoveryInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.managementApi()).isEmpty();
         assertThat(c.isTransactionalSettlement()).isTrue();
+        assertThat(c.isQuorumQueues()).isTrue();
+        assertThat(config("amqp://app:pw@rabbit/orders").isQuorumQueues()).isFalse();
     }
 
     @Test

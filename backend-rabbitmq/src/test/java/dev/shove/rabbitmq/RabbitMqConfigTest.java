@@ -98,9 +98,12 @@ class RabbitMqConfigTest {
                 .virtualHost("prod")
                 .recoveryInterval(Duration.ofMillis(500))
                 .transactionalSettlement()
+                .quorumQueues()
                 .noManagementApi()
                 .build();
         assertThat(base.publishChannels()).isEqualTo(4);
+        assertThat(base.isQuorumQueues()).isFalse();
+        assertThat(base.toString()).contains("queues=classic");
         assertThat(base.connectionName()).isEmpty();
         assertThat(changed.publishChannels()).isEqualTo(8);
         assertThat(changed.connectionName()).contains("orders-service");
@@ -108,6 +111,8 @@ class RabbitMqConfigTest {
         assertThat(changed.virtualHost()).isEqualTo("prod");
         assertThat(changed.recoveryInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(changed.isTransactionalSettlement()).isTrue();
+        assertThat(changed.isQuorumQueues()).isTrue();
+        assertThat(changed.toString()).contains("queues=quorum");
         assertThat(changed.managementApi()).isEmpty();
         assertThatThrownBy(() -> base.toBuilder().publishChannels(0).build()).hasMessageContaining("publishChannels");
         assertThatThrownBy(() -> base.toBuilder().publishAttempts(0).build()).hasMessageContaining("publishAttempts");

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The whole conformance kit against the real RabbitMQ. Capability-gated contracts skip themselves: RabbitMQ (classic
  * queues) has no exact delays (tiers are TTL queues), no delivery counter, no partition/offset coordinates, no broker
  * timestamp, and no log to seek in (so a broadcast subscription cannot start before the tail). Every queue and
- * broadcast exchange a contract declares is deleted when the class ends.
+ * broadcast exchange a contract declares is deleted after the contract.
  */
 class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
     @RegisterExtension

@@ -109,6 +109,124 @@ class RabbitMqTopologyIT {
     }
 
     @Test
+    @DisplayName(
+            "with quorumQueues() every queue of a topic is a quorum queue, and hold tiers dead-letter at-least-once")
+    void quorumTopic() throws Exception {
+        Broker<RabbitMq> quorum = admin.connect(admin.config(admin.unique("shove-it-quorum")).toBuilder()
+                .quorumQueues()
+                .build());
+        String name = admin.unique("quorum");
+        Topic<Msg> plain = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        quorum.topology().declare(plain);
+        quorum.topology().declare(plain); // idempotent
+        String seqName = admin.unique("quorum-seq");
+        Topic<Msg> sequenced = Topic.builder(seqName, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(2)
+                .build();
+        quorum.topology().declare(sequenced);
+
+        assertQueue(name, Map.of("x-queue-type", "quorum"));
+        assertQueue(name + "-dlq", Map.of("x-queue-type", "quorum"));
+        Map<String, Object> hold = Map.of(
+                "x-queue-type", "quorum",
+                "x-message-ttl", 1000,
+                "x-dead-letter-exchange", "",
+                "x-dead-letter-routing-key", name,
+                "x-dead-letter-strategy", "at-least-once",
+                "x-overflow", "reject-publish");
+        assertQueue(name + "-hold-1s", hold);
+        assertQueue(seqName + "-seq-1", Map.of("x-queue-type", "quorum", "x-single-active-consumer", true));
+        assertQueue(seqName + "-dlq", Map.of("x-queue-type", "quorum"));
+        for (String queue : admin.queuesStartingWith(name)) {
+            assertThat(admin.queueInfo(queue).path("type").asText())
+                    .as("type of %s", queue)
+                    .isEqualTo("quorum");
+        }
+        assertThat(admin.queuesStartingWith(seqName)).hasSize(5);
+        for (String queue : admin.queuesStartingWith(seqName)) {
+            assertThat(admin.queueInfo(queue).path("type").asText())
+                    .as("type of %s", queue)
+                    .isEqualTo("quorum");
+        }
+    }
+
+    @Test
+    @DisplayName(
+            "a classic queue declared again as a quorum queue, or the reverse, is refused, naming the queue and the"
+                    + " fix")
+    void queueTypeChange() throws Exception {
+        Broker<RabbitMq> quorum = admin.connect(admin.config(admin.unique("shove-it-quorum")).toBuilder()
+                .quorumQueues()
+                .build());
+        String classicName = admin.unique("was-classic");
+        Topic<Msg> wasClassic = Topic.builder(classicName, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        broker.topology().declare(wasClassic);
+        assertThatThrownBy(() -> quorum.topology().declare(wasClassic))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + classicName + "-dlq'")
+                .hasMessageContaining("as a classic queue, but this broker config declares quorum queues")
+                .hasMessageContaining("delete the queue")
+                .hasMessageContaining("remove quorumQueues()");
+        assertThat(admin.queueInfo(classicName + "-dlq").path("type").asText())
+                .as("the existing queue is left as it is")
+                .isEqualTo("classic");
+
+        String quorumName = admin.unique("was-quorum");
+        Topic<Msg> wasQuorum = Topic.builder(quorumName, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        quorum.topology().declare(wasQuorum);
+        assertThatThrownBy(() -> broker.topology().declare(wasQuorum))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("queue '" + quorumName + "-dlq'")
+                .hasMessageContaining("as a quorum queue, but this broker config declares classic queues")
+                .hasMessageContaining("add quorumQueues()");
+    }
+
+    @Test
+    @DisplayName("on quorum queues a sequenced consumer whose window is smaller than its shards is refused, naming the"
+            + " topic and the fix")
+    void quorumWindowBelowShards() {
+        Broker<RabbitMq> quorum = admin.connect(admin.config(admin.unique("shove-it-quorum")).toBuilder()
+                .quorumQueues()
+                .build());
+        String name = admin.unique("quorum-window");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(4)
+                .build();
+        quorum.topology().declare(topic);
+        var group = quorum.consumerGroup();
+        group.register(
+                topic,
+                ConsumerGroupConfig.builder()
+                        .prefetch(1)
+                        .laneBuffer(2)
+                        .noDeadLetterConsumer()
+                        .build(),
+                () -> (m, meta, c) -> Outcome.ack());
+        assertThatThrownBy(group::start)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sequenced topic '" + name + "'")
+                .hasMessageContaining("window of 3")
+                .hasMessageContaining("4 shards")
+                .hasMessageContaining("Raise laneBuffer or prefetch");
+        group.close();
+    }
+
+    @Test
     @DisplayName("a hold queue that exists with another delay is refused, naming the queue and what differs")
     void conflictingTier() throws Exception {
         String name = admin.unique("conflict");

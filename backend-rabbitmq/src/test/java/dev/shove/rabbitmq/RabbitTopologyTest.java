@@ -105,4 +105,35 @@ class RabbitTopologyTest {
         Topic<Msg> topic = Topic.builder("bare", Msg.class).allowMessageLoss().build();
         assertThat(queues(topic)).containsOnlyKeys("bare", "bare-hold-1s");
     }
+
+    @Test
+    @DisplayName("quorum queues: every queue typed quorum, hold tiers dead-letter at-least-once with reject-publish")
+    void quorumTopic() {
+        Topic<Msg> topic = Topic.builder("orders", Msg.class)
+                .holdQueue(Duration.ofSeconds(5))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(1)
+                .build();
+        Map<String, Map<String, Object>> quorum = RabbitTopology.queues(topic, true).stream()
+                .collect(Collectors.toMap(
+                        RabbitTopology.QueueSpec::name,
+                        RabbitTopology.QueueSpec::arguments,
+                        (a, b) -> a,
+                        java.util.LinkedHashMap::new));
+        assertThat(quorum)
+                .containsExactly(
+                        Map.entry("orders-dlq", Map.of("x-queue-type", "quorum")),
+                        Map.entry("orders-seq-0", Map.of("x-queue-type", "quorum", "x-single-active-consumer", true)),
+                        Map.entry(
+                                "orders-seq-0-hold-5s",
+                                Map.of(
+                                        "x-queue-type", "quorum",
+                                        "x-message-ttl", 5000L,
+                                        "x-dead-letter-exchange", "",
+                                        "x-dead-letter-routing-key", "orders-seq-0",
+                                        "x-dead-letter-strategy", "at-least-once",
+                                        "x-overflow", "reject-publish")));
+        assertThat(RabbitTopology.queues(topic, false).getFirst().arguments()).isEmpty();
+    }
 }
