@@ -46,6 +46,7 @@ import java.util.stream.LongStream;
  * <pre>
  * bound = 2 x (kills + restarts x consumers) x window
  * window = max(prefetch, batchPrefetch x batchSize) + settlementWindow
+ *          (+ prefetch x slowMs / workMs where the broker's commit cannot pass an unfinished message: Kafka)
  * </pre>
  *
  * <p>Each fault can hand back to the broker what one consumer had in flight (its window: handler slots, plus the
@@ -139,6 +140,7 @@ public final class FaultSuite {
                         .toList();
                 broker.publisher().publishBatch(topic, chunk);
             }
+            long published = System.nanoTime();
             children.add(start(dir, "single"));
             children.add(start(dir, "batch"));
             for (Child c : children) {
@@ -147,7 +149,7 @@ public final class FaultSuite {
 
             // the faults: kills at random moments until the work is done and the minimum was reached; one broker
             // restart as the second fault, where the target can
-            long deadline = System.nanoTime() + b.faultPhase.toNanos();
+            long deadline = System.nanoTime() + scaled(b.faultPhase).toNanos();
             int fault = 0;
             while ((fault < b.minKills + (b.target.canRestart() ? 1 : 0) || !results.allDone(children))
                     && System.nanoTime() < deadline) {
@@ -185,20 +187,19 @@ public final class FaultSuite {
                 replacement.awaitStarted();
             }
 
+            long faulted = System.nanoTime();
             // drained: every message reached its outcome, the dead letters are stored, and nothing more arrives
-            await("every message handled to its outcome (seed " + seed + ")")
-                    .atMost(b.drainTimeout)
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(() -> results.allDone(children));
+            // each wait ends at its limit without failing: the check below then names what is missing
+            settled("every message handled to its outcome", scaled(b.drainTimeout), () -> results.allDone(children));
             var dlq = broker.deadLetters(topic);
-            await("every rejected message in the dead-letter queue")
-                    .atMost(b.drainTimeout)
-                    .pollInterval(Duration.ofMillis(500))
-                    .until(() -> dlq.count().orElse(Long.MAX_VALUE) >= results.rejects());
-            await("no handler call for " + b.settle + " (nothing pending or ready)")
-                    .atMost(b.drainTimeout.plus(b.settle))
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(() -> results.quietFor(children, b.settle));
+            settled(
+                    "every rejected message in the dead-letter queue",
+                    scaled(b.drainTimeout),
+                    () -> dlq.count().orElse(Long.MAX_VALUE) >= results.rejects());
+            settled(
+                    "no handler call for " + b.settle + " (nothing pending or ready)",
+                    scaled(b.drainTimeout).plus(b.settle),
+                    () -> results.quietFor(children, b.settle));
             for (Child c : children) {
                 c.kill();
             }
@@ -214,6 +215,10 @@ public final class FaultSuite {
             }
             int consumers = 2;
             long window = Math.max(b.prefetch, (long) BATCH_PREFETCH * b.batchSize) + b.settlementWindow;
+            if (b.contiguousCommit) {
+                // the messages one consumer completes while its oldest one is in a slow call, at the mean pace
+                window += (long) b.prefetch * b.slowMs / Math.max(1, workMs);
+            }
             long bound = 2L * (kills + (long) restarts * consumers) * window;
             Set<Long> lost = results.lost(deadLetters.keySet());
             Set<Long> ackDead = results.ackDeadLettered(deadLetters.keySet());
@@ -236,6 +241,13 @@ public final class FaultSuite {
                     seed,
                     b.target.description());
             System.out.println(report.summary());
+            System.out.printf(
+                    java.util.Locale.ROOT,
+                    "fault suite %s phases: publish %.1f s, faults %.1f s, drain and check %.1f s%n",
+                    b.backend,
+                    (published - started) / 1e9,
+                    (faulted - published) / 1e9,
+                    (System.nanoTime() - faulted) / 1e9);
             String rows = System.getProperty(ROWS_PROPERTY);
             if (rows != null) {
                 Files.writeString(
@@ -246,7 +258,11 @@ public final class FaultSuite {
                         StandardOpenOption.APPEND);
             }
             assertThat(lost)
-                    .as("messages lost (neither acknowledged nor dead-lettered), seed %d; results in %s", seed, dir)
+                    .as(
+                            "messages lost (neither acknowledged nor dead-lettered), seed %d; results in %s; the first:%n%s",
+                            seed,
+                            dir,
+                            results.describe(lost.stream().sorted().limit(10).toList()))
                     .isEmpty();
             assertThat(ackDead)
                     .as("messages decided ack that ended in the dead-letter queue, seed %d", seed)
@@ -302,6 +318,20 @@ public final class FaultSuite {
                         dir.resolve("consumer-" + number + "-" + mode + ".out").toFile())
                 .start();
         return new Child(process, mode, results, dir.resolve("consumer-" + number + "-" + mode + ".out"));
+    }
+
+    /** Waits until {@code condition} holds or {@code limit} passes, saying which when it gave up. */
+    private void settled(String what, Duration limit, java.util.concurrent.Callable<Boolean> condition) {
+        try {
+            await(what).atMost(limit).pollInterval(Duration.ofMillis(200)).until(condition);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            System.out.println("fault suite " + b.backend + ": gave up waiting for " + what + " after " + limit);
+        }
+    }
+
+    /** A limit set for the builder's message count, stretched for a run with more (a soak run). */
+    private Duration scaled(Duration limit) {
+        return messages <= b.messages ? limit : limit.multipliedBy((messages + b.messages - 1) / b.messages);
     }
 
     /** Waits between faults: the fault schedule is the point here, not a condition to wait for. */
@@ -366,6 +396,9 @@ public final class FaultSuite {
         final BitSet retried = new BitSet();
         final BitSet retryBegun = new BitSet();
         final List<Child> retired = new ArrayList<>();
+        /** Every consumer ever started, in order. */
+        final List<Child> children = new ArrayList<>();
+
         long lastLineNanos = System.nanoTime();
 
         Results(int messages, long seed) {
@@ -424,6 +457,32 @@ public final class FaultSuite {
             return lost;
         }
 
+        /** The lines every consumer wrote about these messages, for a failure message. */
+        String describe(List<Long> ids) {
+            StringBuilder out = new StringBuilder();
+            for (long id : ids) {
+                out.append("  ")
+                        .append(id)
+                        .append(" (")
+                        .append(Decision.of(seed, id))
+                        .append("):");
+                for (Child c : children) {
+                    try (var lines = Files.lines(c.results)) {
+                        lines.filter(l -> l.matches("[BE] " + id + " .*"))
+                                .forEach(l -> out.append(" [")
+                                        .append(c.results.getFileName())
+                                        .append(": ")
+                                        .append(l)
+                                        .append("]"));
+                    } catch (IOException e) {
+                        out.append(" (").append(e).append(")");
+                    }
+                }
+                out.append(System.lineSeparator());
+            }
+            return out.toString();
+        }
+
         Set<Long> ackDeadLettered(Set<Long> deadLettered) {
             return deadLettered.stream()
                     .filter(id -> Decision.of(seed, id) != Decision.REJECT)
@@ -440,6 +499,9 @@ public final class FaultSuite {
         }
 
         private void read(Child c) {
+            if (!children.contains(c)) {
+                children.add(c);
+            }
             try (RandomAccessFile f = new RandomAccessFile(c.results.toFile(), "r")) {
                 long length = f.length();
                 if (length <= c.offset) {
@@ -510,6 +572,7 @@ public final class FaultSuite {
         private long workMs = 50;
         private long slowMs = 1_500;
         private int settlementWindow = 0;
+        private boolean contiguousCommit;
         private int minKills = 3;
         private Duration killEveryMin = Duration.ofSeconds(2);
         private Duration killEveryMax = Duration.ofSeconds(5);
@@ -596,6 +659,19 @@ public final class FaultSuite {
         }
 
         /**
+         * Says that the broker records consumption as one position that cannot pass an unfinished message (Kafka's
+         * committed offset): a kill then hands back, besides what was in flight, every message completed after the
+         * oldest unfinished one. The duplicate bound's window grows by what one consumer completes during one slow
+         * call at the mean pace: {@code prefetch x slowMs / workMs}. Default: off.
+         *
+         * @return this builder
+         */
+        public Builder contiguousCommit() {
+            this.contiguousCommit = true;
+            return this;
+        }
+
+        /**
          * Sets the fewest consumer kills; default 3. Kills go on while messages remain, up to the fault phase.
          *
          * @param kills at least 1
@@ -636,7 +712,9 @@ public final class FaultSuite {
         }
 
         /**
-         * Sets the longest the faults go on and the longest the drain may take afterwards; defaults 60 s and 90 s.
+         * Sets the longest the faults go on and the longest the drain may take afterwards; defaults 60 s and 90 s, for
+         * the messages set here: a run with more (the {@value #MESSAGES_PROPERTY} property) stretches both by the
+         * ratio.
          *
          * @param faults the fault phase's limit
          * @param drain the limit to reach every outcome afterwards
