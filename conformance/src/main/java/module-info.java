@@ -10,8 +10,11 @@ module dev.shove.conformance {
     requires awaitility;
 
     exports dev.shove.conformance;
+    exports dev.shove.conformance.faults;
 
     opens dev.shove.conformance to
             org.junit.platform.commons,
+            com.fasterxml.jackson.databind;
+    opens dev.shove.conformance.faults to
             com.fasterxml.jackson.databind;
 }
