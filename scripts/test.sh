@@ -6,7 +6,9 @@
 #   scripts/test.sh -pl core        # extra arguments go to Maven
 #
 # Environment: SHOVE_IT_REQUIRED (default true here: a missing broker fails the run), SHOVE_BROKERS
-# (brokers to start; default: those the integration tests use), JAVA_HOME (used when it is >= 21).
+# (brokers to start; default: those the integration tests use), JAVA_HOME (used when it is >= 21),
+# SHOVE_TEST_THREADS (modules built side by side, default 2: each backend's tests use a broker of their own kind, and
+# every test that restarts or kills a broker starts its own instance, so two modules' tests never share one).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,4 +28,4 @@ if [ -n "$brokers" ]; then
     scripts/brokers.sh up $brokers
 fi
 
-exec ./mvnw -B -ntp verify "$@"
+exec ./mvnw -B -ntp -T "${SHOVE_TEST_THREADS:-2}" verify "$@"
