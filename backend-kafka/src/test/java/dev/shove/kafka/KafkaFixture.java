@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,6 +47,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * other threads.
  */
 final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
+    /** How a conformance harness names what it declares: {@code prefix-<8 hex>-<n>}, then what derives from it. */
+    private static final Pattern HARNESS_NAME = Pattern.compile("-[0-9a-f]{8}-[0-9]+($|[^0-9a-f])");
+
     private final boolean deleteNewTopics;
     private final List<String> named = new CopyOnWriteArrayList<>();
     private final Set<String> before = new HashSet<>();
@@ -62,7 +66,11 @@ final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
         this.deleteNewTopics = deleteNewTopics;
     }
 
-    /** A fixture that deletes every topic that appeared while the tests ran: for tests that name their own topics. */
+    /**
+     * A fixture that deletes the topics that appeared while the tests ran and carry a conformance harness's name
+     * ({@code prefix-<8 hex>-<n>}, and the hold and dead-letter topics derived from it): for the kit, whose names the
+     * fixture does not know one by one. Topics of other tests on the same broker (named {@code prefix-<8 hex>}) stay.
+     */
     static KafkaFixture deletingNewTopics() {
         return new KafkaFixture(true);
     }
@@ -194,7 +202,9 @@ final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
             Set<String> existing = admin().listTopics().names().get(30, TimeUnit.SECONDS);
             List<String> doomed = new ArrayList<>();
             for (String t : existing) {
-                if (deleteNewTopics ? !before.contains(t) : isNamedOrDerived(t)) {
+                if (deleteNewTopics
+                        ? !before.contains(t) && HARNESS_NAME.matcher(t).find()
+                        : isNamedOrDerived(t)) {
                     doomed.add(t);
                 }
             }
