@@ -532,6 +532,31 @@ final class KafkaTransport implements Transport {
         return p;
     }
 
+    /** The transactional ids the consumers and relays of every transport in this JVM use now. */
+    private static final Set<String> TRANSACTIONAL_IDS = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Claims a transactional id for as long as a consumer or relay runs: {@code base}, or {@code base-2}, {@code
+     * base-3}, ... when brokers of this JVM with the same client name use it already (they would fence each other).
+     * The first instance keeps {@code base}, so ids stay stable across restarts.
+     */
+    String claimTransactionalId(String base) {
+        if (TRANSACTIONAL_IDS.add(base)) {
+            return base;
+        }
+        for (int n = 2; ; n++) {
+            String id = base + "-" + n;
+            if (TRANSACTIONAL_IDS.add(id)) {
+                return id;
+            }
+        }
+    }
+
+    /** Gives back an id of {@link #claimTransactionalId}. */
+    void releaseTransactionalId(String id) {
+        TRANSACTIONAL_IDS.remove(id);
+    }
+
     /**
      * The properties of a consumer's transactional producer ({@link KafkaConfig#transactional()}): the shared
      * producer's, a transaction timeout of {@value #TRANSACTION_TIMEOUT_MS} ms unless the config's client properties

@@ -78,7 +78,8 @@ final class SettlementTransactions implements AutoCloseable {
             SettleCallbacks callbacks) {
         this.transport = transport;
         this.consumer = consumer;
-        this.transactionalId = transport.context().clientName() + "-" + groupId + "-" + consumerId;
+        this.transactionalId =
+                transport.claimTransactionalId(transport.context().clientName() + "-" + groupId + "-" + consumerId);
         this.queue = queue;
         this.consumerId = consumerId;
         this.callbacks = callbacks;
@@ -86,7 +87,12 @@ final class SettlementTransactions implements AutoCloseable {
         this.committedCount = counter(registry, groupId, "committed");
         this.abortedCount = counter(registry, groupId, "aborted");
         this.fencedCount = counter(registry, groupId, "fenced");
-        this.producer = newProducer();
+        try {
+            this.producer = newProducer();
+        } catch (RuntimeException e) {
+            transport.releaseTransactionalId(transactionalId);
+            throw e;
+        }
     }
 
     private Counter counter(MeterRegistry registry, String groupId, String outcome) {
@@ -304,6 +310,8 @@ final class SettlementTransactions implements AutoCloseable {
             producer.close(Duration.ofSeconds(5)); // an open transaction is aborted by the broker
         } catch (RuntimeException e) {
             log.warn("closing transactional producer {} of topic '{}': {}", transactionalId, queue, e.toString());
+        } finally {
+            transport.releaseTransactionalId(transactionalId);
         }
     }
 }

@@ -165,7 +165,8 @@ class KafkaTransactionsIT {
 
     /** How often each reply {@code n} appears on the reply topic, read with {@code isolation}. */
     private static Map<Integer, Long> replyCounts(String replyTopic, String isolation) {
-        List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(replyTopic, Duration.ofMillis(500), isolation);
+        // Quiet for 3 s: on a loaded machine the reader's first fetch alone can take longer than a second.
+        List<ConsumerRecord<byte[], byte[]>> records = kafka.readAll(replyTopic, Duration.ofSeconds(3), isolation);
         return records.stream()
                 .map(r -> {
                     Matcher m = N.matcher(new String(r.value(), StandardCharsets.UTF_8));
