@@ -161,8 +161,19 @@ final class OffsetCommitter {
         if (offsets.isEmpty() && !tx.hasUnconditional()) {
             return true;
         }
-        if (!tx.commit(offsets, ready)) {
+        SettlementTransactions.Result result = tx.commit(offsets, ready);
+        if (result == SettlementTransactions.Result.REWIND) {
             return false;
+        }
+        if (result == SettlementTransactions.Result.RETRY) {
+            for (TopicPartition tp : offsets.keySet()) {
+                PartitionState state = owned.get(tp.partition());
+                if (state != null) {
+                    state.commitFailed(); // send the offsets again with the next commit
+                }
+            }
+            countCompletion();
+            return true;
         }
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
             PartitionState state = owned.get(e.getKey().partition());

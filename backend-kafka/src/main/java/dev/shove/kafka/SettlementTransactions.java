@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.jspecify.annotations.Nullable;
@@ -35,9 +37,11 @@ import org.slf4j.LoggerFactory;
  * cannot be committed yet (an earlier record of its partition is still in flight) waits for a later transaction: a
  * record's copies and its offset are committed together or not at all.
  *
- * <p>A transaction that fails is aborted (a fenced or broken producer is closed and replaced): its copies are never
- * visible to {@code read_committed} readers and its offsets are not committed, so the poll loop rewinds the consumer's
- * partitions to their committed offsets ({@link PartitionSeeker#rewind}) and the records are read and settled again.
+ * <p>A transaction whose offsets the group refuses because a rebalance moved its generation on is aborted and
+ * tried again with the next commit ({@link Result#RETRY}). Any other transaction that fails is aborted (a fenced or
+ * broken producer is closed and replaced): its copies are never visible to {@code read_committed} readers and its
+ * offsets are not committed, so the poll loop rewinds the consumer's partitions to their committed offsets ({@link
+ * PartitionSeeker#rewind}) and the records are read and settled again.
  * Meter {@code shove.kafka.transactions} counts the outcomes ({@code committed}, {@code aborted}, {@code fenced}).
  *
  * <p>Poll thread only, like the {@code KafkaConsumer} whose group metadata it commits with; not thread-safe.
@@ -158,25 +162,43 @@ final class SettlementTransactions implements AutoCloseable {
         }
     }
 
+    /** How a transaction of {@link #commit} ended. */
+    enum Result {
+        /** Committed. */
+        COMMITTED,
+        /**
+         * Aborted because the group's generation moved on (a rebalance under way): nothing of it is visible, its
+         * copies wait again, and the next commit (with the new generation) carries them and the offsets.
+         */
+        RETRY,
+        /** Aborted for another reason: nothing of it is committed, its records must be read again. */
+        REWIND
+    }
+
     /**
      * Commits {@code offsets} and the copies of the records below them in one transaction; the callbacks of settled
-     * records of moved partitions it carried go to {@code ready}. False if the transaction failed and was aborted:
-     * nothing of it is committed, its records must be read again.
+     * records of moved partitions it carried go to {@code ready} once it committed.
      */
-    boolean commit(Map<TopicPartition, OffsetAndMetadata> offsets, List<SettleCallback> ready) {
-        List<Pending> batch = new ArrayList<>(unconditional);
+    Result commit(Map<TopicPartition, OffsetAndMetadata> offsets, List<SettleCallback> ready) {
+        List<Pending> carried = new ArrayList<>(unconditional);
         unconditional.clear();
+        Map<Integer, NavigableMap<Long, Pending>> taken = new HashMap<>();
+        List<Pending> batch = new ArrayList<>(carried);
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
             NavigableMap<Long, Pending> byOffset = pending.get(e.getKey().partition());
             if (byOffset != null) {
                 NavigableMap<Long, Pending> covered =
                         byOffset.headMap(e.getValue().offset(), false);
-                batch.addAll(covered.values());
-                covered.clear();
+                if (!covered.isEmpty()) {
+                    TreeMap<Long, Pending> copy = new TreeMap<>(covered);
+                    taken.put(e.getKey().partition(), copy);
+                    batch.addAll(copy.values());
+                    covered.clear();
+                }
             }
         }
         if (batch.isEmpty() && offsets.isEmpty()) {
-            return true;
+            return Result.COMMITTED;
         }
         AtomicReference<@Nullable Exception> sendFailure = new AtomicReference<>();
         int copies = 0;
@@ -197,23 +219,32 @@ final class SettlementTransactions implements AutoCloseable {
             }
             commitTransaction();
             committedCount.increment();
-            for (Pending p : batch) {
+            for (Pending p : carried) {
                 if (p.callback() != null) {
                     ready.add(p.callback());
                 }
             }
-            return true;
+            return Result.COMMITTED;
         } catch (RuntimeException e) {
             Exception cause = sendFailure.get() != null ? sendFailure.get() : e;
-            abort(e, cause, copies, offsets);
-            List<SettleCallback> carried = new ArrayList<>();
-            for (Pending p : batch) {
+            boolean generationMoved = sendFailure.get() == null
+                    && (e instanceof CommitFailedException || e instanceof RebalanceInProgressException);
+            abort(e, cause, copies, offsets, generationMoved);
+            if (generationMoved) {
+                // Nothing was wrong with the copies: they wait for the next commit, made with the new generation.
+                unconditional.addAll(carried);
+                taken.forEach((partition, byOffset) ->
+                        pending.computeIfAbsent(partition, p -> new TreeMap<>()).putAll(byOffset));
+                return Result.RETRY;
+            }
+            List<SettleCallback> failed = new ArrayList<>();
+            for (Pending p : carried) {
                 if (p.callback() != null) {
-                    carried.add(p.callback());
+                    failed.add(p.callback());
                 }
             }
-            callbacks.fail(carried, "the transaction of its copies was aborted (" + cause + ")");
-            return false;
+            callbacks.fail(failed, "the transaction of its copies was aborted (" + cause + ")");
+            return Result.REWIND;
         }
     }
 
@@ -238,7 +269,11 @@ final class SettlementTransactions implements AutoCloseable {
     }
 
     private void abort(
-            RuntimeException error, Exception cause, int copies, Map<TopicPartition, OffsetAndMetadata> offsets) {
+            RuntimeException error,
+            Exception cause,
+            int copies,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            boolean generationMoved) {
         if (isFatal(error) || isFatal(cause)) {
             fencedCount.increment();
             log.error(
@@ -256,15 +291,27 @@ final class SettlementTransactions implements AutoCloseable {
             return;
         }
         abortedCount.increment();
-        log.warn(
-                "consumer {} of topic '{}': transaction {} aborted ({}): its {} copies are discarded and its offsets {}"
-                        + " not committed; the records will be delivered again",
-                consumerId,
-                queue,
-                transactionalId,
-                cause.toString(),
-                copies,
-                offsets);
+        if (generationMoved) {
+            log.info(
+                    "consumer {} of topic '{}': transaction {} aborted because the group is rebalancing ({}); its {}"
+                            + " copies and offsets {} go with the next commit",
+                    consumerId,
+                    queue,
+                    transactionalId,
+                    cause.toString(),
+                    copies,
+                    offsets);
+        } else {
+            log.warn(
+                    "consumer {} of topic '{}': transaction {} aborted ({}): its {} copies are discarded and its"
+                            + " offsets {} not committed; the records will be delivered again",
+                    consumerId,
+                    queue,
+                    transactionalId,
+                    cause.toString(),
+                    copies,
+                    offsets);
+        }
         try {
             producer.abortTransaction();
         } catch (RuntimeException e) {
