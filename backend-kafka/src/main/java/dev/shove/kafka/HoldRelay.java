@@ -3,6 +3,7 @@ package dev.shove.kafka;
 import dev.shove.HoldTier;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.spi.SettleCallback;
 import dev.shove.spi.WireHeaders;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -48,6 +51,11 @@ import org.slf4j.LoggerFactory;
  * partition unchanged and the relay moves on: it goes round the tier until it is due, never delaying another retry.
  * An offset is committed only after the republished (or re-appended) record is acknowledged by the broker, and only
  * contiguously, so a relay killed at any moment loses nothing (at worst a record is brought back twice).
+ *
+ * <p>With {@link KafkaConfig#transactional()} the relay has a transactional producer of its own and each round of
+ * records it brings back (or re-appends) is one transaction with the hold offsets it passes, so a relay killed at any
+ * moment brings nothing back twice; a transaction that fails is aborted and the relay restarts (from its committed
+ * offsets), as after any failure.
  */
 final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
@@ -82,6 +90,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private final Topic<?> topic;
     private final Map<String, Long> tierDelayMs = new HashMap<>();
     private final String groupId;
+    /** Transactional mode: the id of the relay's transactional producers, claimed for its lifetime; else null. */
+    private final @Nullable String transactionalId;
+
     private final Thread thread;
     private final LinkedBlockingQueue<Ack> acks = new LinkedBlockingQueue<>();
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -94,6 +105,10 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
 
     // Relay thread only; the consumer and the partition state are replaced on every restart.
     private KafkaConsumer<byte[], byte[]> consumer;
+    /** Transactional mode: the relay's own transactional producer (replaced on every restart), else null. */
+    private @Nullable KafkaProducer<byte[], byte[]> txProducer;
+    /** Transactional mode: the records of this round, sent in its transaction. */
+    private final List<ProducerRecord<byte[], byte[]>> round = new ArrayList<>();
 
     // Relay thread only.
     private final Map<TopicPartition, PartitionState> owned = new HashMap<>();
@@ -109,6 +124,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         this.wireHeaders = transport.context().wireHeaders();
         this.topic = topic;
         this.groupId = groupId(topic);
+        this.transactionalId = transport.config().transactional()
+                ? transport.claimTransactionalId(transport.context().clientName() + "-" + groupId)
+                : null;
         for (HoldTier tier : topic.holdTiers()) {
             tierDelayMs.put(tier.queue(), tier.delay().toMillis());
         }
@@ -182,6 +200,10 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         pausedParts.clear();
         acks.clear();
         completedSinceCommit = 0;
+        round.clear();
+        if (transport.config().transactional()) {
+            txProducer = newTransactionalProducer();
+        }
         consumer = new KafkaConsumer<>(
                 transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
         List<String> holdTopics =
@@ -192,6 +214,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 applyAcks(0);
                 commitIfDue(false);
                 long waitMs = relayDue();
+                commitRound();
                 if (completedSinceCommit > 0) {
                     waitMs =
                             Math.min(waitMs, transport.config().commitInterval().toMillis());
@@ -273,8 +296,72 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 r.key(),
                 r.value(),
                 new RecordHeaders(r.headers().toArray()));
-        long offset = r.offset();
-        transport.relay(out, failure -> acks.add(new Ack(state, offset, true, failure)));
+        send(state, r.offset(), true, out);
+    }
+
+    /** Sends a record; transactional mode: it joins the round, whose transaction commits it with its offset. */
+    private void send(PartitionState state, long offset, boolean moved, ProducerRecord<byte[], byte[]> out) {
+        if (txProducer != null) {
+            round.add(out);
+            acks.add(new Ack(state, offset, moved, null)); // done once the round commits, or the relay restarts
+            return;
+        }
+        transport.relay(out, failure -> acks.add(new Ack(state, offset, moved, failure)));
+    }
+
+    private KafkaProducer<byte[], byte[]> newTransactionalProducer() {
+        KafkaProducer<byte[], byte[]> p =
+                new KafkaProducer<>(transport.transactionalProducerProperties(Objects.requireNonNull(transactionalId)));
+        try {
+            p.initTransactions();
+        } catch (RuntimeException e) {
+            p.close(Duration.ZERO);
+            throw e;
+        }
+        return p;
+    }
+
+    /**
+     * Transactional mode: commits the round's records and the hold offsets they pass in one transaction. A failure
+     * aborts it and is thrown, so the relay restarts from its committed offsets.
+     */
+    private void commitRound() throws InterruptedException {
+        KafkaProducer<byte[], byte[]> p = txProducer;
+        if (p == null || round.isEmpty()) {
+            return;
+        }
+        applyAcks(0);
+        Map<TopicPartition, OffsetAndMetadata> offsets = commitPoints(owned.values());
+        try {
+            p.beginTransaction();
+            for (ProducerRecord<byte[], byte[]> r : round) {
+                p.send(r);
+            }
+            if (!offsets.isEmpty()) {
+                p.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+            }
+            p.commitTransaction();
+        } catch (RuntimeException e) {
+            try {
+                p.abortTransaction();
+            } catch (RuntimeException abort) {
+                e.addSuppressed(abort);
+            }
+            throw new IllegalStateException(
+                    "the relay transaction of " + round.size() + " record(s) and offsets " + offsets + " was aborted: "
+                            + e,
+                    e);
+        } finally {
+            round.clear();
+        }
+        completedSinceCommit = 0;
+        List<SettleCallback> none = new ArrayList<>();
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+            PartitionState s = owned.get(e.getKey());
+            if (s != null) {
+                s.committed(e.getValue().offset(), none);
+            }
+        }
     }
 
     private void republish(PartitionState state, ConsumerRecord<byte[], byte[]> r, int mainPartitions) {
@@ -296,8 +383,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                 r.key(),
                 r.value(),
                 new RecordHeaders(r.headers().toArray()));
-        long offset = r.offset();
-        transport.relay(out, failure -> acks.add(new Ack(state, offset, false, failure)));
+        send(state, r.offset(), false, out);
     }
 
     private void applyAcks(long waitNanos) throws InterruptedException {
@@ -334,6 +420,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     }
 
     private void commitIfDue(boolean force) {
+        if (txProducer != null) {
+            return; // transactional: each round commits its offsets in its transaction
+        }
         if (!force
                 && (completedSinceCommit == 0
                         || System.nanoTime() - firstCompletionNanos
@@ -376,6 +465,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
 
     /** Waits (bounded) for the republished records of these partitions to be acknowledged, then commits them. */
     private void settleAndCommit(Collection<PartitionState> states) {
+        if (txProducer != null) {
+            return; // transactional: every round committed its offsets; nothing is in flight between rounds
+        }
         long deadline =
                 System.nanoTime() + transport.config().revocationTimeout().toNanos();
         try {
@@ -447,6 +539,19 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("closing the hold relay of topic '{}': {}", topic.name(), e.toString());
         }
+        KafkaProducer<byte[], byte[]> p = txProducer;
+        if (p != null) {
+            txProducer = null;
+            round.clear();
+            try {
+                p.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                log.warn(
+                        "closing the transactional producer of the hold relay of topic '{}': {}",
+                        topic.name(),
+                        e.toString());
+            }
+        }
         log.debug(
                 "the hold relay of topic '{}' stopped after bringing back {} record(s) and moving {} not yet due to the"
                         + " end of their hold partition",
@@ -468,6 +573,9 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             thread.join(transport.config().apiTimeout().toMillis() + 10_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (transactionalId != null) {
+            transport.releaseTransactionalId(transactionalId);
         }
     }
 }

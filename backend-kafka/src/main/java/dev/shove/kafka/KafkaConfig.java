@@ -88,6 +88,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     private final Duration sessionTimeout;
     private final Duration deliveryTimeout;
     private final Duration apiTimeout;
+    private final boolean transactional;
 
     private KafkaConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
@@ -107,6 +108,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         this.sessionTimeout = orDefault(b.sessionTimeout, DEFAULT_SESSION_TIMEOUT);
         this.deliveryTimeout = orDefault(b.deliveryTimeout, DEFAULT_DELIVERY_TIMEOUT);
         this.apiTimeout = orDefault(b.apiTimeout, DEFAULT_API_TIMEOUT);
+        this.transactional = b.transactional;
     }
 
     private static Duration orDefault(@Nullable Duration value, Duration fallback) {
@@ -166,6 +168,15 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     /** {@return the header whose value becomes the record key of messages of unsequenced topics, if one was chosen} */
     public Optional<String> messageKeyHeader() {
         return Optional.ofNullable(messageKeyHeader);
+    }
+
+    /**
+     * {@return whether settlements are transactional: each consumer commits its settlements' copies (replies, hold
+     * and dead-letter copies) and the offsets they move in one Kafka transaction, and shove reads with {@code
+     * isolation.level=read_committed}}
+     */
+    public boolean transactional() {
+        return transactional;
     }
 
     /** {@return the longest a completed record waits for its offset commit} */
@@ -307,6 +318,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
                 + (sasl == null ? "" : ", sasl=" + sasl)
                 + (messageKeyHeader == null ? "" : ", messageKeyHeader=" + messageKeyHeader)
                 + ", commitInterval=" + commitInterval + ", commitBatch=" + commitBatch
+                + (transactional ? ", transactional" : "")
                 + (shown.isEmpty() ? "" : ", clientProperties=" + shown)
                 + (topicConfigs.isEmpty() ? "" : ", topicConfigs=" + new TreeMap<>(topicConfigs))
                 + (holdTopicConfigs.isEmpty() ? "" : ", holdTopicConfigs=" + new TreeMap<>(holdTopicConfigs))
@@ -338,6 +350,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         private @Nullable Duration sessionTimeout;
         private @Nullable Duration deliveryTimeout;
         private @Nullable Duration apiTimeout;
+        private boolean transactional;
 
         private Builder(String bootstrapServers) {
             Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -592,6 +605,32 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         public Builder apiTimeout(Duration timeout) {
             once(this.apiTimeout, "apiTimeout");
             this.apiTimeout = positive(timeout, "apiTimeout");
+            return this;
+        }
+
+        /**
+         * Transactional settlement (exactly-once consume-transform-produce within Kafka): each consumer has its own
+         * transactional producer and commits, per coalesced commit ({@code commitInterval} / {@code commitBatch}), one
+         * transaction holding the copies of the settlements it commits (replies, hold copies, dead-letter copies) and
+         * the offsets they move ({@code sendOffsetsToTransaction}). A crash or an aborted transaction leaves neither
+         * the copies (to {@code read_committed} readers) nor the offsets: the records are read again and settled
+         * again. Every consumer shove creates (main, hold relay, dead-letter tools) reads with {@code
+         * isolation.level=read_committed}. Publishing through {@code broker.publisher()} stays idempotent and
+         * non-transactional. A copy waits for its record's offset to be committable, so a slow record holds back the
+         * copies of the later records of its partition. Off by default.
+         *
+         * <p>The transactional id of a consumer is {@code {clientName}-{group}-{consumerId}}: give each instance of a
+         * service its own stable {@code Broker.builder().clientName(...)} so that a restarted instance aborts its
+         * predecessor's open transactions at once instead of after {@code transaction.timeout.ms} (10 s by default
+         * here).
+         *
+         * @return this builder
+         */
+        public Builder transactional() {
+            if (transactional) {
+                throw new IllegalStateException("KafkaConfig transactional was already set");
+            }
+            this.transactional = true;
             return this;
         }
 

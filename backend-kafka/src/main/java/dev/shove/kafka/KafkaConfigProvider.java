@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * dev.shove.BrokerConfig#fromUri} through {@link java.util.ServiceLoader}. The settings are the builder's, by name
  * ({@code partitions}, {@code replicationFactor}, {@code commitInterval}, {@code commitBatch}, {@code
  * revocationTimeout}, {@code stallThreshold}, {@code sessionTimeout}, {@code deliveryTimeout}, {@code apiTimeout},
- * {@code messageKeyHeader}), plus {@code ssl=true} (the JVM's trust store) or {@code ssl.truststore} with {@code
+ * {@code messageKeyHeader}), {@code transactional=true}, plus {@code ssl=true} (the JVM's trust store) or {@code ssl.truststore} with {@code
  * ssl.truststorePassword}, {@code sasl.mechanism} ({@code PLAIN}, {@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}) with
  * {@code sasl.username} and {@code sasl.password}, {@code client.<kafka-clients property>} for any other client
  * property, and {@code topic.<config>}, {@code holdTopic.<config>}, {@code deadLetterTopic.<config>} for broker topic
@@ -53,6 +53,9 @@ public final class KafkaConfigProvider implements BrokerConfigProvider {
         set(p.duration("deliveryTimeout"), b::deliveryTimeout);
         set(p.duration("apiTimeout"), b::apiTimeout);
         set(p.string("messageKeyHeader"), b::messageKeyHeader);
+        if (Boolean.TRUE.equals(p.bool("transactional"))) {
+            b.transactional();
+        }
         String truststore = p.string("ssl.truststore");
         String truststorePassword = p.string("ssl.truststorePassword");
         Boolean ssl = p.bool("ssl");

@@ -37,8 +37,22 @@ final class KafkaDeadLetters implements DeadLetterStore {
         return queue;
     }
 
+    /**
+     * The dead letters past the group's committed offsets. Transactional ({@link KafkaConfig#transactional()}): the
+     * commit markers of the transactions take offsets too, so the records are counted by reading them (a pass of
+     * {@link #scan()}); otherwise from the offsets alone.
+     */
     @Override
     public long count() {
+        if (transport.config().transactional()) {
+            long read = 0;
+            try (Scan pass = scan()) {
+                for (List<?> page = pass.next(500); !page.isEmpty(); page = pass.next(500)) {
+                    read += page.size();
+                }
+            }
+            return read;
+        }
         long count = 0;
         for (GroupPosition p : positions()) {
             count += p.unread();

@@ -33,6 +33,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
@@ -152,8 +153,18 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 .tag("consumer_group", groupId)
                 .register(transport.context().meterRegistry());
         this.callbacks = new SettleCallbacks(queue, request.consumerId());
+        SettlementTransactions transactions = null;
+        if (transport.config().transactional() && !broadcast) {
+            try {
+                transactions = new SettlementTransactions(
+                        transport, consumer, groupId, queue, request.consumerId(), callbacks);
+            } catch (RuntimeException e) {
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
+                throw e;
+            }
+        }
         this.committer = new OffsetCommitter(
-                consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast);
+                consumer, transport.config(), owned, callbacks, queue, request.consumerId(), broadcast, transactions);
         this.seeker =
                 new PartitionSeeker(consumer, transport.config(), queue, request.consumerId(), pollState, committer);
         this.pollThread = Thread.ofPlatform()
@@ -222,6 +233,18 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         List<Settlement.Copy> copies = settlement.copies();
         if (copies.isEmpty()) {
             enqueue(new Note(d, callback, true, null));
+            return;
+        }
+        if (committer.transactions() != null) {
+            // Transactional: the copies go with the transaction that commits the record's offset (poll thread).
+            List<ProducerRecord<byte[], byte[]>> records;
+            try {
+                records = transport.copyRecords(this, d, copies);
+            } catch (RuntimeException e) {
+                enqueue(new Note(d, callback, false, e));
+                return;
+            }
+            enqueue(new Note(d, callback, true, null, records));
             return;
         }
         transport.produceCopies(this, d, copies, failure -> {
@@ -336,6 +359,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 inbox.apply(0);
                 deliverBacklog();
                 committer.commitIfDue();
+                if (committer.takeRewind()) {
+                    seeker.rewind(callbacks); // the aborted transaction's records are read again
+                }
                 stallWatch.check(owned.values());
                 updatePause();
                 if (consumerPaused) {
@@ -493,6 +519,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             }
             List<PartitionState> states = new ArrayList<>(owned.values());
             committer.commitNow(states);
+            if (committer.transactions() instanceof SettlementTransactions tx) {
+                tx.close();
+            }
             terminated = true;
             inbox.refuseSeeks(
                     "consumer " + request.consumerId() + " of topic '" + queue + "' closed before it could move");

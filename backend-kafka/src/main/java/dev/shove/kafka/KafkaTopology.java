@@ -19,12 +19,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -361,8 +363,12 @@ final class KafkaTopology implements AutoCloseable {
                 .get(timeoutMs(), TimeUnit.MILLISECONDS);
         KafkaFuture<Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo>> startsFuture =
                 admin.listOffsets(earliest).all();
+        // Transactional: the end is the last stable offset, where read_committed readers stop.
+        ListOffsetsOptions endOptions = config.transactional()
+                ? new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)
+                : new ListOffsetsOptions();
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
-                admin.listOffsets(latest).all().get(timeoutMs(), TimeUnit.MILLISECONDS);
+                admin.listOffsets(latest, endOptions).all().get(timeoutMs(), TimeUnit.MILLISECONDS);
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts =
                 startsFuture.get(timeoutMs(), TimeUnit.MILLISECONDS);
         List<GroupPosition> out = new ArrayList<>(n);

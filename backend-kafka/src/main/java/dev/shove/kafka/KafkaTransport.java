@@ -59,18 +59,30 @@ final class KafkaTransport implements Transport {
     /** How often the connection watch asks the cluster whether it answers (broker.connection(), group health). */
     static final Duration CONNECTION_CHECK_INTERVAL = Duration.ofSeconds(5);
 
-    static final Capabilities CAPABILITIES = Capabilities.builder()
-            .durableRetries()
-            .durableSequencedRetries()
-            .coordinates()
-            .timestamps()
-            .competingConsumers()
-            .nativeBatches()
-            .seek()
-            .broadcast()
-            .build();
+    /**
+     * The transaction timeout of the consumers' transactional producers: how long the broker keeps the open transaction
+     * of a consumer that died before it aborts it (unless a successor with the same transactional id does so first).
+     * A transaction is open only while a commit runs.
+     */
+    static final int TRANSACTION_TIMEOUT_MS = 10_000;
+
+    /** What Kafka can do; {@link KafkaConfig#transactional()} adds {@code transactions}. */
+    static Capabilities capabilities(boolean transactional) {
+        Capabilities.Builder b = Capabilities.builder()
+                .durableRetries()
+                .durableSequencedRetries()
+                .coordinates()
+                .timestamps()
+                .competingConsumers()
+                .nativeBatches()
+                .seek()
+                .broadcast();
+        // Transactional: replies come as settlement copies and are committed with the offsets they move.
+        return (transactional ? b.transactions() : b).build();
+    }
 
     private final KafkaConfig config;
+    private final Capabilities capabilities;
     private final TransportContext context;
     private final KafkaTopology topology;
     private final KafkaProducer<byte[], byte[]> producer;
@@ -88,6 +100,7 @@ final class KafkaTransport implements Transport {
 
     KafkaTransport(KafkaConfig config, TransportContext context) {
         this.config = config;
+        this.capabilities = capabilities(config.transactional());
         this.context = context;
         Admin admin = null;
         KafkaProducer<byte[], byte[]> p = null;
@@ -165,7 +178,7 @@ final class KafkaTransport implements Transport {
 
     @Override
     public Capabilities capabilities() {
-        return CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -290,6 +303,23 @@ final class KafkaTransport implements Transport {
                 }
             }
         }
+    }
+
+    /**
+     * The records of a settlement's copies, to produce later in a transaction (transactional mode); throws the
+     * {@link PublishException} of the first copy that cannot be made into a record.
+     */
+    List<ProducerRecord<byte[], byte[]>> copyRecords(
+            KafkaSubscription owner, KafkaDelivery delivery, List<Settlement.Copy> copies) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(copies.size());
+        for (Settlement.Copy copy : copies) {
+            try {
+                records.add(copyRecord(owner, delivery, copy));
+            } catch (RuntimeException e) {
+                throw publishError(owner.topic().name(), e);
+            }
+        }
+        return records;
     }
 
     /** The record of one settlement copy. */
@@ -532,6 +562,45 @@ final class KafkaTransport implements Transport {
         return p;
     }
 
+    /** The transactional ids the consumers and relays of every transport in this JVM use now. */
+    private static final Set<String> TRANSACTIONAL_IDS = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Claims a transactional id for as long as a consumer or relay runs: {@code base}, or {@code base-2}, {@code
+     * base-3}, ... when brokers of this JVM with the same client name use it already (they would fence each other).
+     * The first instance keeps {@code base}, so ids stay stable across restarts.
+     */
+    String claimTransactionalId(String base) {
+        if (TRANSACTIONAL_IDS.add(base)) {
+            return base;
+        }
+        for (int n = 2; ; n++) {
+            String id = base + "-" + n;
+            if (TRANSACTIONAL_IDS.add(id)) {
+                return id;
+            }
+        }
+    }
+
+    /** Gives back an id of {@link #claimTransactionalId}. */
+    void releaseTransactionalId(String id) {
+        TRANSACTIONAL_IDS.remove(id);
+    }
+
+    /**
+     * The properties of a consumer's transactional producer ({@link KafkaConfig#transactional()}): the shared
+     * producer's, a transaction timeout of {@value #TRANSACTION_TIMEOUT_MS} ms unless the config's client properties
+     * set one, and the transactional id.
+     */
+    Map<String, Object> transactionalProducerProperties(String transactionalId) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS);
+        p.putAll(producerProperties());
+        p.put("client.id", clientId("txn"));
+        p.put("transactional.id", transactionalId);
+        return p;
+    }
+
     Map<String, Object> consumerProperties(String groupId, String clientId, int maxPollRecords) {
         return consumerProperties(groupId, clientId, maxPollRecords, Map.of());
     }
@@ -554,6 +623,9 @@ final class KafkaTransport implements Transport {
         p.put("client.id", clientId);
         p.put("enable.auto.commit", false);
         p.put("allow.auto.create.topics", false);
+        if (config.transactional()) {
+            p.put("isolation.level", "read_committed"); // aborted copies are never read, by shove or its tools
+        }
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         return p;

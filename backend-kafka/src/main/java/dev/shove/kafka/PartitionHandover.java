@@ -233,6 +233,7 @@ final class PartitionHandover {
             state.takeAll(orphans);
             owned.remove(state.partition.partition(), state);
         }
+        committer.partitionsGone(numbers);
         callbacks.fail(
                 orphans, "its partition was revoked before the commit; it will be delivered again by the new owner");
         log.debug(

@@ -104,6 +104,7 @@ final class PartitionSeeker {
                 if (old != null) {
                     old.markMoved();
                     old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
+                    committer.partitionMoved(tp.partition()); // their copies still go out (transactional mode)
                 }
                 owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
             }
@@ -170,6 +171,41 @@ final class PartitionSeeker {
                         + end.get(tp));
             }
         }
+    }
+
+    /**
+     * Reads every owned partition again from its last committed offset, after an aborted transaction (transactional
+     * mode) threw away the copies and offsets of the records settled since: the unstarted records are withdrawn, the
+     * callbacks waiting for a commit fail (the records will be delivered again), and each partition gets a fresh
+     * state, so settlements of records still running are refused when they arrive.
+     */
+    void rewind(SettleCallbacks callbacks) {
+        List<PartitionState> states = new ArrayList<>(owned.values());
+        Set<Integer> numbers = new HashSet<>();
+        for (PartitionState s : states) {
+            numbers.add(s.partition.partition());
+        }
+        backlog.removeIf(r -> numbers.contains(r.partition()));
+        pollState.withdraw(kd -> numbers.contains(kd.partition()));
+        List<SettleCallback> orphans = new ArrayList<>();
+        for (PartitionState old : states) {
+            int partition = old.partition.partition();
+            seeks.remove(partition);
+            old.takeAll(orphans);
+            long point = old.rewindPoint();
+            owned.put(
+                    partition,
+                    point >= 0 ? new PartitionState(old.partition, point) : new PartitionState(old.partition));
+            if (point >= 0) {
+                try {
+                    consumer.seek(old.partition, point);
+                } catch (IllegalStateException e) {
+                    owned.remove(partition); // no longer assigned: its next owner reads it from the committed offset
+                }
+            }
+        }
+        committer.partitionsGone(numbers);
+        callbacks.fail(orphans, "the transaction of its settlement was aborted; it will be delivered again");
     }
 
     /** The record at {@code offset} was returned: its partition is to be read again from there. */

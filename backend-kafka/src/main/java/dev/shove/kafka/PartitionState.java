@@ -38,6 +38,9 @@ final class PartitionState {
     private int returned;
     private long next = -1;
     private long committed = -1;
+    /** The first offset read (or moved to) in this state: where the partition started for this consumer. */
+    private long first = -1;
+
     private long sentCommit = -1;
     private final ArrayDeque<Awaiting> awaiting = new ArrayDeque<>();
     private long headSinceNanos = System.nanoTime();
@@ -65,6 +68,7 @@ final class PartitionState {
     PartitionState(TopicPartition partition, long position) {
         this.partition = partition;
         this.next = position;
+        this.first = position;
     }
 
     /** This state was replaced because its partition was moved elsewhere (a seek). */
@@ -252,6 +256,14 @@ final class PartitionState {
         }
     }
 
+    /**
+     * Where to read the partition again from when nothing after the last confirmed commit counts (an aborted
+     * transaction): the last offset this state committed, else the first it read; -1 when it read nothing.
+     */
+    long rewindPoint() {
+        return committed >= 0 ? committed : first;
+    }
+
     /** How long the first uncommitted record has been first, or 0 when nothing waits. */
     long stalledNanos(long now) {
         return size == 0 ? 0 : now - headSinceNanos;
@@ -285,6 +297,9 @@ final class PartitionState {
         callbacks[i] = null;
         if (size == 0) {
             headSinceNanos = System.nanoTime();
+        }
+        if (first < 0) {
+            first = offset;
         }
         size++;
         next = offset + 1;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,12 +20,20 @@ import org.jspecify.annotations.Nullable;
  * the poll thread has made its last commit; the rest is poll thread only.
  */
 final class PollInbox {
-    /** A note from a settling thread to the poll thread. */
+    /**
+     * A note from a settling thread to the poll thread; {@code copies} are the settlement's copies still to produce
+     * (transactional mode: they go with the transaction that commits the record's offset), else empty.
+     */
     record Note(
             KafkaDelivery delivery,
             SettleCallback callback,
             boolean done,
-            @Nullable Throwable failure) {}
+            @Nullable Throwable failure,
+            List<ProducerRecord<byte[], byte[]>> copies) {
+        Note(KafkaDelivery delivery, SettleCallback callback, boolean done, @Nullable Throwable failure) {
+            this(delivery, callback, done, failure, List.of());
+        }
+    }
 
     /** A note from the engine: a record waits in place for a sequenced retry. */
     private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
@@ -169,6 +178,9 @@ final class PollInbox {
             // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
             if (note.failure() != null) {
                 note.callback().settled(note.failure());
+            } else if (!note.copies().isEmpty() && committer.transactions() instanceof SettlementTransactions tx) {
+                tx.addUnconditional(note.copies(), note.callback());
+                committer.countCompletion();
             } else {
                 ready.add(note.callback());
             }
@@ -187,6 +199,9 @@ final class PollInbox {
                 state.complete(d.offset(), null);
                 ready.add(note.callback());
             } else if (state.complete(d.offset(), note.callback())) {
+                if (!note.copies().isEmpty() && committer.transactions() instanceof SettlementTransactions tx) {
+                    tx.add(d.partition(), d.offset(), note.copies());
+                }
                 committer.countCompletion();
             } else {
                 callbacks.fail(note.callback(), "record " + d.deliveryId() + " was not in flight");

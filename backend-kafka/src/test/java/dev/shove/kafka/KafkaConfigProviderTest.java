@@ -29,6 +29,14 @@ class KafkaConfigProviderTest {
     }
 
     @Test
+    @DisplayName("transactional=true turns on transactional settlement; it is off by default")
+    void transactional() {
+        assertThat(config("kafka://k:9092?transactional=true").transactional()).isTrue();
+        assertThat(config("kafka://k:9092?transactional=false").transactional()).isFalse();
+        assertThat(config("kafka://k:9092").transactional()).isFalse();
+    }
+
+    @Test
     @DisplayName("topic.*, holdTopic.* and deadLetterTopic.* pass broker topic configs for the topics shove creates")
     void topicConfigs() {
         KafkaConfig c = config("kafka://k:9092?topic.max.message.bytes=4194304&holdTopic.retention.ms=86400000"

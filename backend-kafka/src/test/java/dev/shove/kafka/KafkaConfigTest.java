@@ -101,4 +101,20 @@ class KafkaConfigTest {
                 .hasMessageContaining("holdTopicConfig");
         assertThat(b.build().toString()).contains("topicConfigs={max.message.bytes=2000000}");
     }
+
+    @Test
+    @DisplayName("transactional() gives the transport the transactions capability and shows in toString; given twice"
+            + " it fails")
+    void transactionalMode() {
+        KafkaConfig config = KafkaConfig.builder("k:1").transactional().build();
+        assertThat(config.transactional()).isTrue();
+        assertThat(config.toString()).contains("transactional");
+        assertThat(KafkaTransport.capabilities(true).transactions()).isTrue();
+        assertThat(KafkaTransport.capabilities(false).transactions()).isFalse();
+        assertThat(KafkaConfig.of("k:1").transactional()).isFalse();
+        assertThat(KafkaConfig.of("k:1").toString()).doesNotContain("transactional");
+        assertThatThrownBy(() -> KafkaConfig.builder("k:1").transactional().transactional())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("transactional");
+    }
 }

@@ -30,7 +30,12 @@ class KafkaConformanceIT extends BrokerConformance<Kafka> {
     protected BrokerConfig<Kafka> brokerConfig() {
         Class<?> test = currentTestClass.get();
         boolean totalOrder = test != null && test.getSimpleName().equals("Seeking");
-        return kafka.config(totalOrder ? 1 : 2);
+        return kafka.config(totalOrder ? 1 : 2, transactional());
+    }
+
+    /** Whether the kit runs with {@link KafkaConfig.Builder#transactional()}. */
+    protected boolean transactional() {
+        return false;
     }
 
     @Override

@@ -135,10 +135,17 @@ final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
 
     /** A config for tests with {@code partitions} partitions per topic and a short session timeout. */
     KafkaConfig config(int partitions) {
-        return KafkaConfig.builder(bootstrap())
-                .partitions(partitions)
-                .sessionTimeout(Duration.ofSeconds(6))
-                .build();
+        return config(partitions, false);
+    }
+
+    /** {@link #config(int)}, with transactional settlement if {@code transactional}. */
+    KafkaConfig config(int partitions, boolean transactional) {
+        KafkaConfig.Builder b =
+                KafkaConfig.builder(bootstrap()).partitions(partitions).sessionTimeout(Duration.ofSeconds(6));
+        if (transactional) {
+            b.transactional();
+        }
+        return b.build();
     }
 
     /** A broker connected with {@link #config()}; the caller closes it. */
@@ -225,7 +232,13 @@ final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
 
     /** Every record of a topic, read with a throwaway group from the beginning, until {@code quiet} passes idle. */
     List<ConsumerRecord<byte[], byte[]>> readAll(String topic, Duration quiet) {
+        return readAll(topic, quiet, "read_uncommitted");
+    }
+
+    /** {@link #readAll(String, Duration)} with the consumer's {@code isolation.level}. */
+    List<ConsumerRecord<byte[], byte[]>> readAll(String topic, Duration quiet, String isolationLevel) {
         Properties p = new Properties();
+        p.put("isolation.level", isolationLevel);
         p.put("bootstrap.servers", bootstrap());
         p.put("group.id", "test-reader-" + UUID.randomUUID());
         p.put("auto.offset.reset", "earliest");

@@ -33,6 +33,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Kafka throughput, shove against the raw client, same broker, same run, same pre-published records:
@@ -58,7 +59,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
  * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300_000), {@code seqRecords} (30_000), {@code prefetch}
  * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcde: which of the
- * five to run).
+ * five to run), {@code transactional} (false: shove's modes with {@code KafkaConfig.transactional()}) and {@code
+ * reply} (false: shove's handlers answer every record with a reply to a topic of their own instead of a plain ack).
  */
 public final class KafkaBenchmark {
     record Msg(String id, String key, long amount, String note) {}
@@ -71,6 +73,10 @@ public final class KafkaBenchmark {
     private final int keys;
     private final long workMs;
     private final String modes;
+    private final boolean transactional;
+    private final boolean reply;
+    /** Where shove's handlers reply with {@code reply=true}. */
+    private volatile @Nullable Topic<Msg> replyTopic;
 
     private KafkaBenchmark(BenchArgs args) {
         this.bootstrap = args.textOrEnv("bootstrap", "SHOVE_KAFKA_BOOTSTRAP", "127.0.0.1:9092");
@@ -81,6 +87,8 @@ public final class KafkaBenchmark {
         this.keys = args.integer("keys", 1000);
         this.workMs = args.longValue("workMs", 1);
         this.modes = args.text("modes", "abcde");
+        this.transactional = Boolean.parseBoolean(args.text("transactional", "false"));
+        this.reply = Boolean.parseBoolean(args.text("reply", "false"));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -102,11 +110,18 @@ public final class KafkaBenchmark {
                 .sequenced(SequenceFailure.SKIP, Msg::key)
                 .routingShards(8)
                 .build();
-        KafkaConfig config = KafkaConfig.builder(bootstrap).partitions(8).build();
+        Topic<Msg> replies = Topic.builder("bench-replies-" + suffix, Msg.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .build();
+        KafkaConfig.Builder configBuilder = KafkaConfig.builder(bootstrap).partitions(8);
+        if (transactional) {
+            configBuilder.transactional();
+        }
+        KafkaConfig config = configBuilder.build();
         System.out.printf(
                 Locale.ROOT,
                 "Kafka benchmark: %s, %d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys,"
-                        + " %d ms of work; shove prefetch %d / %d; %d run(s), %d cores%n",
+                        + " %d ms of work; shove prefetch %d / %d; %d run(s), %d cores; shove %s, handlers %s%n",
                 bootstrap,
                 records,
                 seqRecords,
@@ -115,10 +130,16 @@ public final class KafkaBenchmark {
                 prefetch,
                 seqPrefetch,
                 runs,
-                Runtime.getRuntime().availableProcessors());
+                Runtime.getRuntime().availableProcessors(),
+                transactional ? "transactional" : "non-transactional",
+                reply ? "reply" : "ack");
         try (Broker<Kafka> broker = Broker.connect(config)) {
             broker.topology().declare(plain);
             broker.topology().declare(sequenced);
+            if (reply) {
+                broker.topology().declare(replies);
+                this.replyTopic = replies;
+            }
             long t0 = System.nanoTime();
             publish(broker, plain, records);
             publish(broker, sequenced, seqRecords);
@@ -192,7 +213,7 @@ public final class KafkaBenchmark {
                     median(cpu[3]) / 1000,
                     median(cpu[4]) / 1000);
         } finally {
-            deleteTopics(plain.name(), sequenced.name());
+            deleteTopics(plain.name(), sequenced.name(), replies.name());
         }
     }
 
@@ -259,7 +280,8 @@ public final class KafkaBenchmark {
                         last.set(System.nanoTime());
                         done.countDown();
                     }
-                    return Outcome.ack();
+                    Topic<Msg> answer = replyTopic;
+                    return answer == null ? Outcome.ack() : Outcome.reply(answer, m);
                 });
         group.start();
         boolean finished = done.await(10, TimeUnit.MINUTES);
