@@ -54,6 +54,7 @@ public final class Broker<B> implements AutoCloseable {
      * @param <B> the backend marker
      * @return a connected broker; close it when done
      * @throws BrokerUnavailableException when the broker cannot be reached
+     * @throws AuthenticationException when the broker refuses the credentials or its certificate is not trusted
      */
     public static <B> Broker<B> connect(BrokerConfig<B> config) {
         return builder(config).connect();
@@ -71,6 +72,7 @@ public final class Broker<B> implements AutoCloseable {
      * @return a connected broker of the backend the scheme names; close it when done
      * @throws IllegalArgumentException when the URI is not one a backend on the class path reads
      * @throws BrokerUnavailableException when the broker cannot be reached
+     * @throws AuthenticationException when the broker refuses the credentials or its certificate is not trusted
      */
     public static Broker<?> connect(String uri) {
         return connect(BrokerConfig.fromUri(uri));
@@ -251,6 +253,7 @@ public final class Broker<B> implements AutoCloseable {
          *
          * @return a connected broker; close it when done
          * @throws BrokerUnavailableException when the broker cannot be reached
+         * @throws AuthenticationException when the broker refuses the credentials or its certificate is not trusted
          */
         public Broker<B> connect() {
             MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();

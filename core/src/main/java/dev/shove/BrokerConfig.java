@@ -20,6 +20,7 @@ public interface BrokerConfig<B> {
      * @param context meters, client name and header reader of this connection
      * @return the open transport
      * @throws BrokerUnavailableException when the broker cannot be reached
+     * @throws AuthenticationException when the broker refuses the credentials or its certificate is not trusted
      */
     Transport open(TransportContext context);
 

@@ -8,9 +8,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Subtypes say what went wrong: {@link TopologyException} (broker objects missing or in conflict), {@link
  * PublishException} (the broker did not accept a message), {@link BrokerUnavailableException} (the broker cannot be
- * reached right now; worth retrying) and {@link CodecException} (a payload could not be encoded or decoded). Misuse
- * of the API (a bad argument, a method called in the wrong state) throws the JDK's {@link IllegalArgumentException}
- * or {@link IllegalStateException} instead.
+ * reached right now; worth retrying), {@link AuthenticationException} (the broker refused the credentials or the TLS
+ * handshake failed; fix the configuration) and {@link CodecException} (a payload could not be encoded or decoded).
+ * Misuse of the API (a bad argument, a method called in the wrong state) throws the JDK's {@link
+ * IllegalArgumentException} or {@link IllegalStateException} instead.
  *
  * @since 0.1.0
  */

@@ -430,12 +430,13 @@ final class KafkaTopology implements AutoCloseable {
     }
 
     /**
-     * The broker refused this client's TLS handshake or SASL login (somewhere in {@code error}'s causes): a {@link
-     * ShoveException} that is not retriable, since the same settings fail the same way at once, saying what to check.
+     * The broker refused this client's TLS handshake or SASL login (somewhere in {@code error}'s causes): an {@link
+     * dev.shove.AuthenticationException}, not retriable since the same settings fail the same way at once, saying what
+     * to check.
      * Null when {@code error} is no such refusal. Kafka's messages about a refusal name no secret, and the config's
      * secrets are redacted from them all the same.
      */
-    static @Nullable ShoveException refused(KafkaConfig config, Throwable error) {
+    static dev.shove.@Nullable AuthenticationException refused(KafkaConfig config, Throwable error) {
         AuthenticationException refusal = null;
         for (Throwable t = error; t != null && refusal == null; t = t.getCause()) {
             if (t instanceof AuthenticationException a) {
@@ -451,7 +452,7 @@ final class KafkaTopology implements AutoCloseable {
             while (root.getCause() != null) {
                 root = root.getCause();
             }
-            return new ShoveException(
+            return new dev.shove.AuthenticationException(
                     "the TLS handshake with " + broker + " failed: "
                             + config.redact(
                                     refusal.getMessage() + (root == refusal ? "" : " (" + root.getMessage() + ")"))
@@ -463,7 +464,7 @@ final class KafkaTopology implements AutoCloseable {
         String who = config.sasl()
                 .map(s -> " user '" + s.username() + "' (" + s.mechanism() + ")")
                 .orElse(" this client");
-        return new ShoveException(
+        return new dev.shove.AuthenticationException(
                 broker + " refused" + who + ": " + config.redact(String.valueOf(refusal.getMessage()))
                         + "; check the user name and password"
                         + " (KafkaConfig.sasl, or sasl.username and sasl.password in a kafka:// URI) and that the user"
@@ -478,7 +479,7 @@ final class KafkaTopology implements AutoCloseable {
     private ShoveException unavailable(String what, Throwable cause) {
         ShoveException refused = refused(config, cause);
         if (refused != null) {
-            return new ShoveException(what + " failed: " + refused.getMessage(), cause);
+            return new dev.shove.AuthenticationException(what + " failed: " + refused.getMessage(), cause);
         }
         return new BrokerUnavailableException(
                 what + " on Kafka at " + config.bootstrapServers() + " failed: " + cause, cause);

@@ -2,7 +2,7 @@ package dev.shove.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shove.ShoveException;
+import dev.shove.AuthenticationException;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import javax.net.ssl.SSLHandshakeException;
@@ -20,13 +20,13 @@ class KafkaRefusalTest {
             .build();
 
     @Test
-    @DisplayName("a refused SASL login, however deep in the causes, is not retriable and names the broker, the user and"
-            + " the mechanism, never a password")
+    @DisplayName("a refused SASL login, however deep in the causes, is an AuthenticationException (not retriable)"
+            + " naming the broker, the user and the mechanism, never a password")
     void saslRefusal() {
         var refusal = new SaslAuthenticationException("Authentication failed during authentication due to invalid"
                 + " credentials with SASL mechanism SCRAM-SHA-512");
         ExecutionException failure = new ExecutionException(refusal);
-        ShoveException e = KafkaTopology.refused(SCRAM, failure);
+        AuthenticationException e = KafkaTopology.refused(SCRAM, failure);
 
         assertThat(e).isNotNull().cause().isSameAs(failure);
         assertThat(e.isRetriable()).isFalse();
@@ -39,11 +39,12 @@ class KafkaRefusalTest {
     }
 
     @Test
-    @DisplayName("a failed TLS handshake is not retriable and gives the root cause and the trust store to check")
+    @DisplayName("a failed TLS handshake is an AuthenticationException (not retriable) giving the root cause and the"
+            + " trust store to check")
     void tlsRefusal() {
         var handshake = new SSLHandshakeException("PKIX path building failed: unable to find valid certification path");
         var refusal = new SslAuthenticationException("SSL handshake failed", handshake);
-        ShoveException e = KafkaTopology.refused(SCRAM, refusal);
+        AuthenticationException e = KafkaTopology.refused(SCRAM, refusal);
 
         assertThat(e).isNotNull();
         assertThat(e.isRetriable()).isFalse();
@@ -57,7 +58,7 @@ class KafkaRefusalTest {
     @DisplayName("a client message that repeats a secret of the config has it redacted")
     void secretsInClientMessagesAreRedacted() {
         var refusal = new SaslAuthenticationException("login with sasl-s3cret failed; trust store trust-s3cret");
-        ShoveException e = KafkaTopology.refused(SCRAM, refusal);
+        AuthenticationException e = KafkaTopology.refused(SCRAM, refusal);
 
         assertThat(e).isNotNull();
         assertThat(e.getMessage())

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
@@ -106,8 +107,8 @@ class KafkaSecurityIT {
     }
 
     @Test
-    @DisplayName("a wrong SCRAM password fails the connection at once, not retriable, naming the broker, the user and"
-            + " what to check, and showing no password")
+    @DisplayName("a wrong SCRAM password fails the connection at once with an AuthenticationException (not retriable)"
+            + " naming the broker, the user and what to check, and showing no password")
     void wrongPasswordFailsFast() {
         String wrong = "not-the-s3cret";
         KafkaConfig config = scramConfig(KafkaSecureBroker.USER, wrong)
@@ -118,8 +119,8 @@ class KafkaSecurityIT {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(took).isLessThan(FAST);
-        assertThat(failure).isInstanceOf(ShoveException.class);
-        assertThat(((ShoveException) failure).isRetriable()).isFalse();
+        assertThat(failure).isInstanceOf(AuthenticationException.class);
+        assertThat(((AuthenticationException) failure).isRetriable()).isFalse();
         assertThat(failure.getMessage())
                 .contains(kafka.saslSslBootstrap())
                 .contains("'" + KafkaSecureBroker.USER + "'")
@@ -135,14 +136,15 @@ class KafkaSecurityIT {
         start = System.nanoTime();
         Throwable byUri = catchThrowable(() -> Broker.connect(uri).close());
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST);
-        assertThat(byUri).isInstanceOf(ShoveException.class);
-        assertThat(((ShoveException) byUri).isRetriable()).isFalse();
+        assertThat(byUri).isInstanceOf(AuthenticationException.class);
+        assertThat(((AuthenticationException) byUri).isRetriable()).isFalse();
         assertNoSecret(byUri, wrong);
     }
 
     @Test
-    @DisplayName("a broker certificate from an authority the trust store does not hold fails the connection at once,"
-            + " not retriable, naming the broker and the trust store to fix, and showing no password")
+    @DisplayName("a broker certificate from an authority the trust store does not hold fails the connection at once"
+            + " with an AuthenticationException (not retriable) naming the broker and the trust store to fix, and"
+            + " showing no password")
     void untrustedCertificateFailsFast() {
         KafkaConfig config = sslConfig()
                 .ssl(KafkaSsl.ofTruststore(kafka.foreignTrustStore(), KafkaSecureBroker.STORE_PASSWORD))
@@ -153,8 +155,8 @@ class KafkaSecurityIT {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(took).isLessThan(FAST);
-        assertThat(failure).isInstanceOf(ShoveException.class);
-        assertThat(((ShoveException) failure).isRetriable()).isFalse();
+        assertThat(failure).isInstanceOf(AuthenticationException.class);
+        assertThat(((AuthenticationException) failure).isRetriable()).isFalse();
         assertThat(failure.getMessage())
                 .contains(kafka.sslBootstrap())
                 .contains("TLS")

@@ -1,5 +1,6 @@
 package dev.shove.nats;
 
+import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
@@ -176,13 +177,15 @@ final class NatsTransport implements Transport {
             String detail = String.valueOf(e.getMessage());
             boolean auth = detail.toLowerCase(Locale.ROOT).contains("authoriz")
                     || detail.toLowerCase(Locale.ROOT).contains("authentic");
+            if (auth) {
+                throw new AuthenticationException(
+                        "the NATS server at " + String.join(",", config.servers()) + " refused "
+                                + config.authentication() + ": " + detail + "; check the credentials in NatsConfig",
+                        e);
+            }
             throw new BrokerUnavailableException(
-                    auth
-                            ? "the NATS server at " + String.join(",", config.servers()) + " refused "
-                                    + config.authentication() + ": " + detail
-                                    + "; check the credentials in NatsConfig"
-                            : "cannot connect to NATS at " + String.join(",", config.servers()) + " (" + detail
-                                    + "); is it running? Locally: scripts/brokers.sh up nats",
+                    "cannot connect to NATS at " + String.join(",", config.servers()) + " (" + detail
+                            + "); is it running? Locally: scripts/brokers.sh up nats",
                     e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

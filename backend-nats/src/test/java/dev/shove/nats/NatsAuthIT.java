@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
-import dev.shove.BrokerUnavailableException;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import io.nats.client.NKey;
@@ -41,7 +41,9 @@ class NatsAuthIT {
                                     .nkeySeed(other)
                                     .build())
                             .close())
-                    .isInstanceOf(BrokerUnavailableException.class)
+                    .isInstanceOf(AuthenticationException.class)
+                    .satisfies(e -> assertThat(((AuthenticationException) e).isRetriable())
+                            .isFalse())
                     .hasMessageContaining("refused nkey")
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain(other));
         } finally {
@@ -60,7 +62,9 @@ class NatsAuthIT {
                                     .token("wrong-t0ken")
                                     .build())
                             .close())
-                    .isInstanceOf(BrokerUnavailableException.class)
+                    .isInstanceOf(AuthenticationException.class)
+                    .satisfies(e -> assertThat(((AuthenticationException) e).isRetriable())
+                            .isFalse())
                     .hasMessageContaining("refused token")
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-t0ken"));
         } finally {

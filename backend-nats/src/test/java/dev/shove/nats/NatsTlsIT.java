@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.ConsumerGroupConfig;
@@ -142,12 +143,15 @@ class NatsTlsIT {
     }
 
     @Test
-    @DisplayName("a wrong password is refused with a BrokerUnavailableException naming the user, never a password")
+    @DisplayName("a wrong password is refused with an AuthenticationException (not retriable) naming the user, never a"
+            + " password")
     void wrongPasswordRefused() {
         NatsConfig wrong =
                 config("localhost").credentials(USER, "not-the-password").build();
         assertThatThrownBy(() -> Broker.connect(wrong).close())
-                .isInstanceOf(BrokerUnavailableException.class)
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
                 .hasMessageContaining(USER)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("not-the-password"));
         assertThat(wrong.toString()).doesNotContain("not-the-password").doesNotContain(STORE_PASSWORD);

@@ -17,6 +17,7 @@ import com.rabbitmq.client.impl.recovery.RecordedConsumer;
 import com.rabbitmq.client.impl.recovery.RecordedExchange;
 import com.rabbitmq.client.impl.recovery.RecordedQueue;
 import com.rabbitmq.client.impl.recovery.TopologyRecoveryFilter;
+import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
 import dev.shove.PublishException;
@@ -227,15 +228,15 @@ final class RabbitMqTransport implements Transport {
         try {
             return factory.newConnection(connectionName);
         } catch (AuthenticationFailureException e) {
-            throw new BrokerUnavailableException(
+            throw new AuthenticationException(
                     "RabbitMQ at " + config.redactedUri() + " refused user '"
                             + config.username() + "': wrong user name or password, or no access to vhost '"
                             + config.virtualHost() + "'",
                     e);
         } catch (IOException | TimeoutException e) {
-            String tls = tlsFailure(config, e);
+            ShoveException tls = tlsFailure(config, e);
             if (tls != null) {
-                throw new BrokerUnavailableException(tls, e);
+                throw tls;
             }
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             String detail = cause instanceof ConnectException ? "connection refused" : String.valueOf(cause);
@@ -259,9 +260,11 @@ final class RabbitMqTransport implements Transport {
 
     /**
      * What went wrong when the connection failed in its TLS handshake, and what to do; null when it failed otherwise.
-     * The JSSE exceptions name the certificate's problem, never a password.
+     * A certificate that is not trusted or does not name the host is an {@link AuthenticationException} (the same
+     * settings fail again); any other handshake failure, such as a port that does not take TLS, stays a retriable
+     * {@link BrokerUnavailableException}. The JSSE exceptions name the certificate's problem, never a password.
      */
-    static @Nullable String tlsFailure(RabbitMqConfig config, Throwable failure) {
+    static @Nullable ShoveException tlsFailure(RabbitMqConfig config, Throwable failure) {
         @Nullable SSLException tls = null;
         @Nullable CertificateException certificate = null;
         boolean untrusted = false;
@@ -282,21 +285,27 @@ final class RabbitMqTransport implements Transport {
                 ? "the SSLContext given to RabbitMqConfig.Builder.tls(SSLContext)"
                 : "the JVM's default trust store (an amqps:// URI without tls(SSLContext))";
         if (untrusted) {
-            return "the TLS certificate of " + where + " is not trusted by " + source + " ("
-                    + rootMessage(failure) + "). Trust the broker's CA: pass an SSLContext whose trust managers hold"
-                    + " it to RabbitMqConfig.Builder.tls(SSLContext), or add it to the JVM's trust store"
-                    + " (javax.net.ssl.trustStore)";
+            return new AuthenticationException(
+                    "the TLS certificate of " + where + " is not trusted by " + source + " ("
+                            + rootMessage(failure) + "). Trust the broker's CA: pass an SSLContext whose trust"
+                            + " managers hold it to RabbitMqConfig.Builder.tls(SSLContext), or add it to the JVM's"
+                            + " trust store (javax.net.ssl.trustStore)",
+                    failure);
         }
         String reason = rootMessage(failure);
         if (certificate != null
                 && (reason.startsWith("No subject alternative") || reason.startsWith("No name matching"))) {
-            return "the TLS certificate of " + where + " does not name host '" + config.host() + "' (" + reason
-                    + "). Connect by a host name the certificate holds; for a test broker only,"
-                    + " RabbitMqConfig.Builder.noTlsHostnameVerification() skips this check";
+            return new AuthenticationException(
+                    "the TLS certificate of " + where + " does not name host '" + config.host() + "' (" + reason
+                            + "). Connect by a host name the certificate holds; for a test broker only,"
+                            + " RabbitMqConfig.Builder.noTlsHostnameVerification() skips this check",
+                    failure);
         }
-        return "the TLS handshake with " + where + " failed (" + reason + "). Does port " + config.port()
-                + " take TLS (RabbitMQ's TLS port is " + RabbitMqConfig.DEFAULT_TLS_PORT + ", listeners.ssl), and do"
-                + " client and broker share a TLS version and cipher?";
+        return new BrokerUnavailableException(
+                "the TLS handshake with " + where + " failed (" + reason + "). Does port " + config.port()
+                        + " take TLS (RabbitMQ's TLS port is " + RabbitMqConfig.DEFAULT_TLS_PORT + ", listeners.ssl),"
+                        + " and do client and broker share a TLS version and cipher?",
+                failure);
     }
 
     private static String rootMessage(Throwable failure) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
 import dev.shove.BrokerConfig;
 import dev.shove.BrokerUnavailableException;
@@ -219,13 +220,15 @@ class RabbitMqTlsIT {
     }
 
     @Test
-    @DisplayName("the server's certificate must name the host connected to: 127.0.0.1 is refused at once with an error"
-            + " that says so, unless hostname verification is switched off")
+    @DisplayName("the server's certificate must name the host connected to: 127.0.0.1 is refused at once with an"
+            + " AuthenticationException (not retriable) that says so, unless hostname verification is switched off")
     void hostnameIsVerified() {
         RabbitMqConfig byAddress = config("127.0.0.1").noManagementApi().build();
         long start = System.nanoTime();
         assertThatThrownBy(() -> Broker.connect(byAddress).close())
-                .isInstanceOf(BrokerUnavailableException.class)
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
                 .hasMessageContaining("127.0.0.1:" + node.ports().amqp())
                 .hasMessageContaining("certificate")
                 .hasMessageContaining("127.0.0.1")
@@ -240,8 +243,9 @@ class RabbitMqTlsIT {
     }
 
     @Test
-    @DisplayName("a wrong password is refused at once with a BrokerUnavailableException naming the broker, the user and"
-            + " what to check, never a password")
+    @DisplayName(
+            "a wrong password is refused at once with an AuthenticationException (not retriable) naming the broker,"
+                    + " the user and what to check, never a password")
     void wrongPasswordRefused() {
         String wrongPassword = "not-the-password-" + UUID.randomUUID();
         RabbitMqConfig wrong = config("localhost")
@@ -250,7 +254,9 @@ class RabbitMqTlsIT {
                 .build();
         long start = System.nanoTime();
         assertThatThrownBy(() -> Broker.connect(wrong).close())
-                .isInstanceOf(BrokerUnavailableException.class)
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
                 .hasMessageContaining(
                         "amqps://" + USER + ":****@localhost:" + node.ports().amqp())
                 .hasMessageContaining("refused user '" + USER + "'")
@@ -265,13 +271,16 @@ class RabbitMqTlsIT {
 
     @Test
     @DisplayName("an amqps:// URI trusts the JVM's CAs only: this broker's self-signed certificate is refused at once"
-            + " with an error that says the certificate is not trusted and how to trust it, never the password")
+            + " with an AuthenticationException (not retriable) that says the certificate is not trusted and how to"
+            + " trust it, never the password")
     void untrustedCertificateRefused() {
         String uri = "amqps://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@localhost:"
                 + node.ports().amqp() + "?managementApi=false&connectTimeout=5s";
         long start = System.nanoTime();
         assertThatThrownBy(() -> Broker.connect(BrokerConfig.fromUri(uri)).close())
-                .isInstanceOf(BrokerUnavailableException.class)
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
                 .hasMessageContaining(
                         "amqps://" + USER + ":****@localhost:" + node.ports().amqp())
                 .hasMessageContaining("not trusted")
@@ -281,7 +290,8 @@ class RabbitMqTlsIT {
     }
 
     @Test
-    @DisplayName("amqps:// to a plain AMQP port fails at once with an error that says the port may not take TLS")
+    @DisplayName("amqps:// to a plain AMQP port fails at once with a BrokerUnavailableException that says the port may"
+            + " not take TLS")
     void tlsToPlainPortRefused() {
         URI shared = URI.create(RabbitAdmin.uri());
         int plainPort = shared.getPort() > 0 ? shared.getPort() : RabbitMqConfig.DEFAULT_PORT;

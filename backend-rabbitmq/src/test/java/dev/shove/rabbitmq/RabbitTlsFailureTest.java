@@ -2,6 +2,9 @@ package dev.shove.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.AuthenticationException;
+import dev.shove.BrokerUnavailableException;
+import dev.shove.ShoveException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.security.cert.CertificateException;
@@ -27,15 +30,33 @@ class RabbitTlsFailureTest {
     }
 
     @Test
-    @DisplayName("a certificate for another host names the host, the way out, the masked URI and never the password")
+    @DisplayName("a certificate for another host is an AuthenticationException (not retriable) naming the host, the way"
+            + " out, the masked URI and never the password")
     void otherHost() {
         SSLHandshakeException handshake = new SSLHandshakeException("(certificate_unknown) No name matching");
         handshake.initCause(new CertificateException("No name matching rabbit.internal found"));
 
-        assertThat(RabbitMqTransport.tlsFailure(CONFIG, handshake))
+        ShoveException failure = RabbitMqTransport.tlsFailure(CONFIG, handshake);
+
+        assertThat(failure).isInstanceOf(AuthenticationException.class).hasCause(handshake);
+        assertThat(failure.isRetriable()).isFalse();
+        assertThat(failure.getMessage())
                 .contains("amqps://app:****@rabbit.internal:5671/orders")
                 .contains("does not name host 'rabbit.internal'")
                 .contains("noTlsHostnameVerification()")
                 .doesNotContain("s3cret");
+    }
+
+    @Test
+    @DisplayName("a handshake that fails for another reason than trust or host name stays a retriable"
+            + " BrokerUnavailableException asking whether the port takes TLS")
+    void otherHandshakeFailure() {
+        SSLHandshakeException handshake = new SSLHandshakeException("Remote host terminated the handshake");
+
+        ShoveException failure = RabbitMqTransport.tlsFailure(CONFIG, handshake);
+
+        assertThat(failure).isInstanceOf(BrokerUnavailableException.class);
+        assertThat(failure.isRetriable()).isTrue();
+        assertThat(failure.getMessage()).contains("Does port 5671 take TLS").doesNotContain("s3cret");
     }
 }

@@ -1,5 +1,6 @@
 package dev.shove.redis;
 
+import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -22,6 +23,9 @@ import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,6 +92,10 @@ final class RedisConnector implements AutoCloseable {
                 connection.close();
             }
             shutdown(standalone, cluster, nodes, resources);
+            AuthenticationException refused = refused(config, e);
+            if (refused != null) {
+                throw refused;
+            }
             throw new BrokerUnavailableException(
                     "cannot connect to Redis at " + config.redactedUri() + ": " + e.getMessage(), e);
         }
@@ -95,6 +103,45 @@ final class RedisConnector implements AutoCloseable {
         this.clusterClient = cluster;
         this.nodeClient = nodes;
         this.shared = connection;
+    }
+
+    /**
+     * Redis refused the login ({@code WRONGPASS}, {@code NOAUTH}) or the TLS handshake failed on the server's
+     * certificate (not trusted, or not naming the host), somewhere in {@code failure}'s causes: an {@link
+     * AuthenticationException} saying what to check. Null when {@code failure} is no such refusal. Redis's and JSSE's
+     * messages name no password.
+     */
+    static @Nullable AuthenticationException refused(RedisConfig config, Throwable failure) {
+        @Nullable String login = null;
+        boolean certificate = false;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (login == null && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH"))) {
+                login = message;
+            } else if (t instanceof CertificateException
+                    || t instanceof CertPathBuilderException
+                    || t instanceof CertPathValidatorException) {
+                certificate = true;
+            }
+        }
+        if (login != null) {
+            return new AuthenticationException(
+                    "Redis at " + config.redactedUri() + " refused "
+                            + config.username().map(u -> "user '" + u + "'").orElse("the login") + " (" + login
+                            + "); check the user name and password (RedisConfig.Builder.credentials, or the URI's"
+                            + " user-info or password_file) and that the ACL user is on",
+                    failure);
+        }
+        if (certificate) {
+            return new AuthenticationException(
+                    "the TLS handshake with Redis at " + config.redactedUri() + " failed ("
+                            + RedisTransport.rootMessage(failure) + "); check that the trusted certificates"
+                            + " (RedisConfig.Builder.tlsTrustedCertificates, or tls.trustedCertificates in the URI;"
+                            + " else the JVM's trust store) hold the authority that signed the server's certificate,"
+                            + " and that the certificate names the host connected to",
+                    failure);
+        }
+        return null;
     }
 
     private ClientOptions clientOptions() {

@@ -1,5 +1,6 @@
 package dev.shove.redis;
 
+import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
 import dev.shove.PublishException;
@@ -95,6 +96,10 @@ final class RedisTransport implements Transport {
             throw e;
         } catch (Exception e) {
             connector.close();
+            AuthenticationException refused = RedisConnector.refused(config, e);
+            if (refused != null) {
+                throw refused;
+            }
             throw new BrokerUnavailableException(
                     "cannot talk to Redis at " + config.redactedUri() + ": " + rootMessage(e), e);
         }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
-import dev.shove.BrokerUnavailableException;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
@@ -158,21 +158,42 @@ class RedisTlsAclIT {
     }
 
     @Test
-    @DisplayName("a wrong password fails the connection with BrokerUnavailableException, and no message shows it")
+    @DisplayName("a wrong password fails the connection with an AuthenticationException (not retriable) naming the"
+            + " server and the user, and no message shows the password")
     void wrongPasswordRefused() {
         String wrong = "not-the-" + PASSWORD;
         assertThatThrownBy(() -> Broker.connect(tls().credentials(USER, wrong).build()))
-                .isInstanceOf(BrokerUnavailableException.class)
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
+                .hasMessageContaining("rediss://" + USER + ":****@127.0.0.1:" + server.port())
+                .hasMessageContaining("refused user '" + USER + "'")
                 .satisfies(e -> assertThat(e.toString()).doesNotContain(wrong).doesNotContain(PASSWORD));
     }
 
     @Test
-    @DisplayName("a server certificate the client does not trust fails the connection")
+    @DisplayName("no credentials where the default user is off fails the connection with an AuthenticationException")
+    void missingCredentialsRefused() {
+        assertThatThrownBy(() -> Broker.connect(tls().build()))
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
+                .hasMessageContaining("check the user name and password");
+    }
+
+    @Test
+    @DisplayName("a server certificate the client does not trust fails the connection with an AuthenticationException"
+            + " (not retriable) that names the trusted certificates to check")
     void untrustedCertificateRefused() {
         assertThatThrownBy(() -> Broker.connect(RedisConfig.builder("rediss://127.0.0.1:" + server.port())
                         .credentials(USER, PASSWORD)
                         .connectTimeout(Duration.ofSeconds(5))
                         .build()))
-                .isInstanceOf(BrokerUnavailableException.class);
+                .isInstanceOf(AuthenticationException.class)
+                .satisfies(e ->
+                        assertThat(((AuthenticationException) e).isRetriable()).isFalse())
+                .hasMessageContaining("TLS handshake")
+                .hasMessageContaining("tlsTrustedCertificates")
+                .satisfies(e -> assertThat(e.toString()).doesNotContain(PASSWORD));
     }
 }

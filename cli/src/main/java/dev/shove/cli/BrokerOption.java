@@ -1,5 +1,6 @@
 package dev.shove.cli;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
 import dev.shove.BrokerUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,10 @@ final class BrokerOption {
                 "no broker: give --broker URI (e.g. --broker kafka://localhost:9092) or set " + ShoveCli.BROKER_ENV);
     }
 
-    /** Connects, turning a URI no backend reads into a usage error and an unreachable broker into a failure. */
+    /**
+     * Connects, turning a URI no backend reads into a usage error, and an unreachable broker or one that refuses the
+     * credentials or certificate into a failure.
+     */
     Broker<?> connect(ShoveCli.Session session) {
         String target = uri(session);
         try {
@@ -41,6 +45,9 @@ final class BrokerOption {
         } catch (BrokerUnavailableException e) {
             // the backends' messages say where they tried and how to start the broker
             throw CliException.failure("cannot connect to the broker: " + e.getMessage(), e);
+        } catch (AuthenticationException e) {
+            // the backends' messages name the broker and what to check (user, password, trust store), never a secret
+            throw CliException.failure("the broker refused the connection: " + e.getMessage(), e);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.shove.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.shove.AuthenticationException;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroup;
 import dev.shove.ConsumerGroupConfig;
@@ -88,10 +89,15 @@ class ShoveCliTest {
 
     /** Runs a command line with the real connector ({@link Broker#connect(String)}). */
     private static Result runConnecting(String... args) {
+        return runWith(Broker::connect, args);
+    }
+
+    /** Runs a command line with {@code connector}. */
+    private static Result runWith(ShoveCli.Connector connector, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int status = ShoveCli.of(
-                        Broker::connect,
+                        connector,
                         Map.of(),
                         new ByteArrayInputStream(new byte[0]),
                         new PrintWriter(out, true),
@@ -182,6 +188,24 @@ class ShoveCliTest {
                     .doesNotContain("\tat ");
             assertThat(r.err()).doesNotContain("guest:guest");
             assertThat(r.err().lines()).hasSize(1);
+        }
+
+        @Test
+        @DisplayName("a broker that refuses the credentials or certificate is a failure (1), in one line that says so"
+                + " with the backend's message")
+        void refused() {
+            String refusal = "RabbitMQ at amqps://app:****@rabbit:5671 refused user 'app': wrong user name or password";
+            Result r = runWith(
+                    uri -> {
+                        throw new AuthenticationException(refusal);
+                    },
+                    "ping",
+                    "--broker",
+                    "amqps://app:s3cret@rabbit:5671");
+            assertThat(r.status()).isEqualTo(ShoveCli.FAILURE);
+            assertThat(r.err())
+                    .isEqualTo("shove ping: the broker refused the connection: " + refusal + System.lineSeparator());
+            assertThat(r.err()).doesNotContain("s3cret");
         }
 
         @Test

@@ -20,8 +20,9 @@ import java.util.concurrent.CompletableFuture;
  * caller (a virtual thread, usually) until the broker has answered.
  *
  * <p><b>Errors.</b> Throw {@link dev.shove.BrokerUnavailableException} when the broker cannot be reached, {@link
- * dev.shove.TopologyException} when broker objects are missing or conflict, and {@link dev.shove.PublishException}
- * when a message is refused. Messages name the queue or topic and what the user can do.
+ * dev.shove.AuthenticationException} when it refuses the credentials or the TLS handshake fails on trust or host name,
+ * {@link dev.shove.TopologyException} when broker objects are missing or conflict, and {@link
+ * dev.shove.PublishException} when a message is refused. Messages name the queue or topic and what the user can do.
  *
  * @since 0.1.0
  */

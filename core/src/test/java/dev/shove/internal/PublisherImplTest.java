@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.shove.AuthenticationException;
 import dev.shove.BatchPublishException;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.Codec;
@@ -346,6 +347,23 @@ class PublisherImplTest {
 
             assertThat(e.isRetriable()).isTrue();
             assertThat(e).hasCauseInstanceOf(BrokerUnavailableException.class);
+        }
+
+        @Test
+        @DisplayName("a broker that refuses the credentials gives a PublishException that is not retriable, with the"
+                + " refusal as its cause")
+        void refusedCredentialsAreNotRetriable() {
+            transport.answer = m -> CompletableFuture.failedFuture(
+                    new AuthenticationException("broker at b:1 refused user 'app'; check the password"));
+
+            PublishException e =
+                    catchThrowableOfType(PublishException.class, () -> publisher.publish(ORDERS, new Order("o", "c")));
+
+            assertThat(e.isRetriable()).isFalse();
+            assertThat(e)
+                    .hasCauseInstanceOf(AuthenticationException.class)
+                    .hasMessageContaining("topic 'orders'")
+                    .hasMessageContaining("refused user 'app'");
         }
 
         @Test
