@@ -10,14 +10,13 @@ import dev.shove.BrokerUnavailableException;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
-import dev.shove.conformance.BrokerAvailability;
+import dev.shove.conformance.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -33,7 +32,7 @@ class NatsTlsIT {
 
     private static final String USER = "shove";
     private static final String PASSWORD = "tls-it-s3cret";
-    private static final String STORE_PASSWORD = "changeit";
+    private static final String STORE_PASSWORD = TestCertificates.STORE_PASSWORD;
 
     private static NatsTestSupport.OwnServer server;
     private static Path trustStore;
@@ -41,42 +40,10 @@ class NatsTlsIT {
     @BeforeAll
     static void startTlsServer() throws Exception {
         Path certs = Files.createTempDirectory("shove-nats-tls-");
-        Path key = certs.resolve("server-key.pem");
-        Path cert = certs.resolve("server-cert.pem");
-        run(
-                certs,
-                "openssl",
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-keyout",
-                key.toString(),
-                "-out",
-                cert.toString(),
-                "-subj",
-                "/CN=localhost",
-                "-addext",
-                "subjectAltName=DNS:localhost");
-        trustStore = certs.resolve("trust.p12");
-        run(
-                certs,
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "nats",
-                "-file",
-                cert.toString(),
-                "-keystore",
-                trustStore.toString(),
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                STORE_PASSWORD);
+        TestCertificates made = TestCertificates.make(certs, "DNS:localhost");
+        Path key = made.serverKey();
+        Path cert = made.serverCertificate();
+        trustStore = made.trustStore();
         Path conf = certs.resolve("server.conf");
         Files.writeString(conf, """
                 tls {
@@ -155,28 +122,5 @@ class NatsTlsIT {
                 .hasMessageContaining(USER)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("not-the-password"));
         assertThat(wrong.toString()).doesNotContain("not-the-password").doesNotContain(STORE_PASSWORD);
-    }
-
-    private static void run(Path dir, String... command) throws Exception {
-        Process p;
-        try {
-            p = new ProcessBuilder(command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve(Path.of(command[0]).getFileName() + ".log")
-                            .toFile())
-                    .start();
-        } catch (java.io.IOException e) {
-            String message = command[0] + " is needed to make this test's certificates: " + e.getMessage();
-            if (BrokerAvailability.required()) {
-                throw new AssertionError(message, e);
-            }
-            org.junit.jupiter.api.Assumptions.abort(message);
-            return;
-        }
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: "
-                    + Files.readString(dir.resolve(Path.of(command[0]).getFileName() + ".log")));
-        }
     }
 }

@@ -14,8 +14,8 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import dev.shove.conformance.BrokerAvailability;
+import dev.shove.conformance.TestCertificates;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -24,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -34,10 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -55,7 +52,6 @@ class RabbitMqTlsIT {
 
     private static final String USER = "shove-tls";
     private static final String PASSWORD = "tls-it-s3cret-" + UUID.randomUUID();
-    private static final String STORE_PASSWORD = "changeit";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static RabbitNode node;
@@ -66,62 +62,27 @@ class RabbitMqTlsIT {
         node = new RabbitNode(RabbitMqTlsIT::tlsConfig);
         Path certs = node.dir().resolve("certs");
         Files.createDirectories(certs);
-        Path key = certs.resolve("server-key.pem");
-        Path cert = certs.resolve("server-cert.pem");
-        run(
-                certs,
-                "openssl",
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-keyout",
-                key.toString(),
-                "-out",
-                cert.toString(),
-                "-subj",
-                "/CN=localhost",
-                "-addext",
-                "subjectAltName=DNS:localhost");
-        Path trustStore = certs.resolve("trust.p12");
-        run(
-                certs,
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "rabbitmq",
-                "-file",
-                cert.toString(),
-                "-keystore",
-                trustStore.toString(),
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                STORE_PASSWORD);
-        trusting = sslContext(trustStore);
+        trusting = TestCertificates.make(certs, "DNS:localhost").trustingContext();
         node.start();
     }
 
     private static String tlsConfig(RabbitNode.Ports ports) {
         try {
             Path certs = node.dir().resolve("certs");
-            String pem = certs.resolve("server-cert.pem").toString();
+            String ca = certs.resolve("ca.pem").toString();
+            String pem = certs.resolve("server.pem").toString();
             String key = certs.resolve("server-key.pem").toString();
             return """
                     listeners.tcp = none
                     listeners.ssl.default = 127.0.0.1:%1$d
-                    ssl_options.cacertfile = %3$s
+                    ssl_options.cacertfile = %7$s
                     ssl_options.certfile = %3$s
                     ssl_options.keyfile = %4$s
                     ssl_options.verify = verify_none
                     ssl_options.fail_if_no_peer_cert = false
                     management.ssl.ip = 127.0.0.1
                     management.ssl.port = %2$d
-                    management.ssl.cacertfile = %3$s
+                    management.ssl.cacertfile = %7$s
                     management.ssl.certfile = %3$s
                     management.ssl.keyfile = %4$s
                     default_user = %5$s
@@ -129,7 +90,7 @@ class RabbitMqTlsIT {
                     default_user_tags.administrator = true
                     loopback_users = none
                     collect_statistics_interval = 500
-                    """.formatted(ports.amqp(), ports.management(), pem, key, USER, PASSWORD);
+                    """.formatted(ports.amqp(), ports.management(), pem, key, USER, PASSWORD, ca);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -355,40 +316,5 @@ class RabbitMqTlsIT {
                         URI.create("https://localhost:" + node.ports().management() + path))
                 .timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Basic " + auth);
-    }
-
-    private static SSLContext sslContext(Path trustStore) throws Exception {
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(trustStore)) {
-            store.load(in, STORE_PASSWORD.toCharArray());
-        }
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(store);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, trust.getTrustManagers(), null);
-        return context;
-    }
-
-    private static void run(Path dir, String... command) throws Exception {
-        String logName = Path.of(command[0]).getFileName() + ".log";
-        Process p;
-        try {
-            p = new ProcessBuilder(command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve(logName).toFile())
-                    .start();
-        } catch (IOException e) {
-            String message = command[0] + " is needed to make this test's certificates: " + e.getMessage();
-            if (BrokerAvailability.required()) {
-                throw new AssertionError(message, e);
-            }
-            Assumptions.abort(message);
-            return;
-        }
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    String.join(" ", command) + " failed: " + Files.readString(dir.resolve(logName)));
-        }
     }
 }

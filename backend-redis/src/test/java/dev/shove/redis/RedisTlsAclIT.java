@@ -9,14 +9,12 @@ import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
-import java.io.IOException;
+import dev.shove.conformance.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -40,48 +38,7 @@ class RedisTlsAclIT {
     @BeforeAll
     static void start() throws Exception {
         certs = Files.createTempDirectory("shove-redis-tls-");
-        openssl(
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=shove-test-ca",
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.pem");
-        openssl(
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-subj",
-                "/CN=127.0.0.1",
-                "-keyout",
-                "server.key",
-                "-out",
-                "server.csr");
-        Files.writeString(certs.resolve("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-        openssl(
-                "x509",
-                "-req",
-                "-in",
-                "server.csr",
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-days",
-                "2",
-                "-extfile",
-                "san.ext",
-                "-out",
-                "server.pem");
+        TestCertificates.make(certs, "IP:127.0.0.1", "DNS:localhost");
         Files.writeString(
                 certs.resolve("users.acl"), "user default off\nuser " + USER + " on >" + PASSWORD + " ~* &* +@all\n");
         server = RedisServerProcess.startOnFreePort(TLS_PORT, 5, true, port -> new String[] {
@@ -90,7 +47,7 @@ class RedisTlsAclIT {
             "--tls-cert-file",
             certs.resolve("server.pem").toString(),
             "--tls-key-file",
-            certs.resolve("server.key").toString(),
+            certs.resolve("server-key.pem").toString(),
             "--tls-ca-cert-file",
             certs.resolve("ca.pem").toString(),
             "--tls-auth-clients",
@@ -110,20 +67,6 @@ class RedisTlsAclIT {
                 files.sorted(java.util.Comparator.reverseOrder())
                         .forEach(p -> p.toFile().delete());
             }
-        }
-    }
-
-    private static void openssl(String... args) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of("openssl"));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command)
-                .directory(certs.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(certs.resolve("openssl.log").toFile())
-                .start();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    "openssl " + String.join(" ", args) + " failed: " + Files.readString(certs.resolve("openssl.log")));
         }
     }
 
