@@ -1,21 +1,17 @@
 package dev.shove.nats;
 
+import dev.shove.spi.TlsStores;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyManagementException;
-import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
 import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLContextSpi;
 import javax.net.ssl.SSLEngine;
@@ -25,8 +21,6 @@ import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The TLS context of a connection: from the config's trust and key stores (or its own context, or the JVM's), with the
@@ -73,37 +67,8 @@ final class NatsTls {
     }
 
     private static SSLContext fromStores(NatsConfig config) throws GeneralSecurityException, IOException {
-        TrustManager @Nullable [] trust = null;
-        Path trustStore = config.trustStore();
-        if (trustStore != null) {
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(load(trustStore, password(config.trustStorePassword())));
-            trust = tmf.getTrustManagers();
-        }
-        KeyManager @Nullable [] keys = null;
-        Path keyStore = config.keyStore();
-        if (keyStore != null) {
-            char[] password = password(config.keyStorePassword());
-            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(load(keyStore, password), password);
-            keys = kmf.getKeyManagers();
-        }
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys, trust, new SecureRandom());
-        return context;
-    }
-
-    private static char[] password(@Nullable String password) {
-        return password == null ? new char[0] : password.toCharArray();
-    }
-
-    private static KeyStore load(Path file, char[] password) throws GeneralSecurityException, IOException {
-        String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
-        KeyStore store = KeyStore.getInstance(name.endsWith(".jks") ? "JKS" : "PKCS12");
-        try (InputStream in = Files.newInputStream(file)) {
-            store.load(in, password);
-        }
-        return store;
+        return TlsStores.context(
+                config.trustStore(), config.trustStorePassword(), config.keyStore(), config.keyStorePassword());
     }
 
     /** A context whose client sockets check the server's host name. */

@@ -4,6 +4,7 @@ import dev.shove.BrokerConfig;
 import dev.shove.spi.BrokerConfigProvider;
 import dev.shove.spi.UriParameters;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -15,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * publishChannels}, {@code publishAttempts}, {@code confirmTimeout}, {@code connectTimeout}, {@code
  * recoveryInterval}, {@code managementApi} (a URL, or {@code false} for none), {@code managementUser} with {@code
  * managementPassword}, {@code transactionalSettlement}, {@code quorumQueues} and {@code tlsHostnameVerification}
- * (booleans), and {@code
- * password} to replace the URI's (as {@code password_file} for a secret in a file).
+ * (booleans), {@code trustStore} with {@code trustStorePassword} (a PKCS12 or JKS file of trusted certificates, for
+ * {@code amqps://}), and {@code password} to replace the URI's (as {@code password_file} or {@code
+ * trustStorePassword_file} for a secret in a file).
  *
  * @since 0.1.0
  */
@@ -35,8 +37,8 @@ public final class RabbitMqConfigProvider implements BrokerConfigProvider {
         String text = uri.toString();
         int q = text.indexOf('?');
         String base = q < 0 ? text : text.substring(0, q);
-        UriParameters p =
-                UriParameters.ofQuery("RabbitMQ URI '" + RabbitMqConfig.redact(base) + "'", uri.getRawQuery());
+        String what = "RabbitMQ URI '" + RabbitMqConfig.redact(base) + "'";
+        UriParameters p = UriParameters.ofQuery(what, uri.getRawQuery());
         RabbitMqConfig.Builder b = RabbitMqConfig.builder(base);
         String password = p.string("password");
         if (password != null) {
@@ -68,6 +70,13 @@ public final class RabbitMqConfigProvider implements BrokerConfigProvider {
         }
         if (Boolean.TRUE.equals(p.bool("quorumQueues"))) {
             b.quorumQueues();
+        }
+        String trustStore = p.string("trustStore");
+        String trustStorePassword = p.string("trustStorePassword");
+        if (trustStore != null) {
+            b.trustStore(Path.of(trustStore), trustStorePassword == null ? "" : trustStorePassword);
+        } else if (trustStorePassword != null) {
+            throw new IllegalArgumentException(what + ": trustStorePassword is given without trustStore");
         }
         if (Boolean.FALSE.equals(p.bool("tlsHostnameVerification"))) {
             b.noTlsHostnameVerification();

@@ -282,14 +282,16 @@ final class RabbitMqTransport implements Transport {
         }
         String where = "RabbitMQ at " + config.redactedUri();
         String source = config.sslContext().isPresent()
-                ? "the SSLContext given to RabbitMqConfig.Builder.tls(SSLContext)"
-                : "the JVM's default trust store (an amqps:// URI without tls(SSLContext))";
+                ? "the configured TLS context (RabbitMqConfig.Builder.tls(SSLContext) or trustStore(file, password))"
+                : "the JVM's default trust store (amqps:// without tls(SSLContext) or trustStore)";
         if (untrusted) {
             return new AuthenticationException(
                     "the TLS certificate of " + where + " is not trusted by " + source + " ("
-                            + rootMessage(failure) + "). Trust the broker's CA: pass an SSLContext whose trust"
-                            + " managers hold it to RabbitMqConfig.Builder.tls(SSLContext), or add it to the JVM's"
-                            + " trust store (javax.net.ssl.trustStore)",
+                            + rootMessage(failure) + "). Trust the broker's CA: give a trust store holding it with"
+                            + " RabbitMqConfig.Builder.trustStore(file, password) (URI: trustStore=...&"
+                            + "trustStorePassword=...), pass an SSLContext whose trust managers hold it to"
+                            + " RabbitMqConfig.Builder.tls(SSLContext), or add it to the JVM's trust store"
+                            + " (javax.net.ssl.trustStore)",
                     failure);
         }
         String reason = rootMessage(failure);

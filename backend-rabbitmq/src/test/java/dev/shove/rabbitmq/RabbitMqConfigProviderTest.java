@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shove.BrokerConfig;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -52,5 +54,32 @@ class RabbitMqConfigProviderTest {
                 .hasMessageContaining("unknown parameter(s) [publishChanels]")
                 .message()
                 .doesNotContain("hunter2");
+    }
+
+    @Test
+    @DisplayName("trustStore with trustStorePassword makes the TLS context from the file; a wrong password is refused"
+            + " naming the file and not the password; a password without a store is refused")
+    void trustStore(@TempDir Path dir) throws Exception {
+        Path store = dir.resolve("ca.p12");
+        KeyStore empty = KeyStore.getInstance("PKCS12");
+        empty.load(null, null);
+        try (OutputStream out = Files.newOutputStream(store)) {
+            empty.store(out, "st0re-pw".toCharArray());
+        }
+
+        RabbitMqConfig c = config("amqps://app:pw@rabbit/v?trustStore=" + store + "&trustStorePassword=st0re-pw");
+        assertThat(c.isTls()).isTrue();
+        assertThat(c.sslContext()).isPresent();
+        assertThat(c.toString()).doesNotContain("st0re-pw");
+
+        assertThatThrownBy(() -> config("amqps://app:pw@rabbit/v?trustStore=" + store + "&trustStorePassword=wr0ng"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(store.toString())
+                .message()
+                .doesNotContain("wr0ng");
+        assertThatThrownBy(() -> config("amqps://app:pw@rabbit/v?trustStorePassword=st0re-pw"))
+                .hasMessageContaining("trustStorePassword is given without trustStore")
+                .message()
+                .doesNotContain("st0re-pw");
     }
 }

@@ -231,7 +231,36 @@ class RabbitMqTlsIT {
     }
 
     @Test
-    @DisplayName("an amqps:// URI trusts the JVM's CAs only: this broker's self-signed certificate is refused at once"
+    @DisplayName("an amqps:// URI with trustStore and trustStorePassword trusts the private authority: publishes and"
+            + " consumes over TLS; the config shows neither password")
+    void uriWithTrustStore() throws Exception {
+        String name = "it-tls-uri-" + UUID.randomUUID().toString().substring(0, 8);
+        Topic<Msg> topic = Topic.builder(name, Msg.class).build();
+        Path trustStore = node.dir().resolve("certs").resolve("trust.p12");
+        String uri = "amqps://" + USER + ":" + URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8) + "@localhost:"
+                + node.ports().amqp() + "?managementApi=false&trustStore="
+                + URLEncoder.encode(trustStore.toString(), StandardCharsets.UTF_8) + "&trustStorePassword="
+                + URLEncoder.encode(TestCertificates.STORE_PASSWORD, StandardCharsets.UTF_8);
+        BrokerConfig<?> config = BrokerConfig.fromUri(uri);
+        assertThat(config.toString()).doesNotContain(PASSWORD).doesNotContain(TestCertificates.STORE_PASSWORD);
+        Set<Integer> seen = ConcurrentHashMap.newKeySet();
+        try (Broker<?> broker = Broker.connect(config)) {
+            broker.topology().declare(topic);
+            var group = broker.consumerGroup();
+            group.register(topic, ConsumerGroupConfig.ofDefaults(), () -> (m, meta, c) -> {
+                seen.add(m.n());
+                return Outcome.ack();
+            });
+            group.start();
+            broker.publisher().publish(topic, new Msg(7));
+            await().atMost(Duration.ofSeconds(20)).until(() -> seen.contains(7));
+            assertThat(group.stop(Duration.ofSeconds(10)).isClean()).isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("an amqps:// URI without trustStore trusts the JVM's CAs only: this broker's certificate, from a"
+            + " private authority, is refused at once"
             + " with an AuthenticationException (not retriable) that says the certificate is not trusted and how to"
             + " trust it, never the password")
     void untrustedCertificateRefused() {
