@@ -53,6 +53,8 @@ for backend in "${backends[@]}"; do
     esac
     case "$backend" in
         nats | redis) ;; # the IT starts a server of its own
+        # kafka and rabbitmq ITs start a broker of their own too, from what `up` installs (RabbitMQ, the Kafka jars);
+        # `up` leaves a running shared broker alone
         *) scripts/brokers.sh up "$backend" ;;
     esac
     echo "soak: $backend, $messages messages"

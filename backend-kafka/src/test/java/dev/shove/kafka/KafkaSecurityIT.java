@@ -29,7 +29,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * shove over TLS and SASL_SSL/SCRAM-SHA-512 on a real broker of this class's own ({@link KafkaSecureBroker}, ports
+ * shove over TLS and SASL_SSL/SCRAM-SHA-512 on a real broker of this class's own ({@link KafkaOwnBroker}, ports
  * 19190-19192, certificates made when the class starts): publishing and consuming over each listener, configured by
  * the builder and by a {@code kafka://} URI, and the failures a wrong password, an untrusted certificate and revoked
  * credentials give: at once, not retriable, saying what to check, and without a secret.
@@ -49,11 +49,11 @@ class KafkaSecurityIT {
      */
     private static final Duration FAST = API_TIMEOUT.dividedBy(4);
 
-    private static KafkaSecureBroker kafka;
+    private static KafkaOwnBroker kafka;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        kafka = KafkaSecureBroker.start();
+        kafka = KafkaOwnBroker.secure();
     }
 
     @AfterAll
@@ -86,8 +86,7 @@ class KafkaSecurityIT {
     @DisplayName("over SASL_SSL with SCRAM-SHA-512, a topic is declared, published to and consumed, a retry going"
             + " through its hold topic")
     void publishesAndConsumesOverSaslSsl() {
-        roundTrip(
-                scramConfig(KafkaSecureBroker.USER, KafkaSecureBroker.PASSWORD).build(), "scram");
+        roundTrip(scramConfig(KafkaOwnBroker.USER, KafkaOwnBroker.PASSWORD).build(), "scram");
     }
 
     @Test
@@ -96,13 +95,13 @@ class KafkaSecurityIT {
     void uriConfiguresSaslSsl() {
         String uri = "kafka://" + kafka.saslSslBootstrap() + "?partitions=2&sessionTimeout=6s"
                 + "&ssl.truststore=" + encode(kafka.trustStore().toString())
-                + "&ssl.truststorePassword=" + encode(KafkaSecureBroker.STORE_PASSWORD)
-                + "&sasl.mechanism=SCRAM-SHA-512&sasl.username=" + encode(KafkaSecureBroker.USER)
-                + "&sasl.password=" + encode(KafkaSecureBroker.PASSWORD);
+                + "&ssl.truststorePassword=" + encode(KafkaOwnBroker.STORE_PASSWORD)
+                + "&sasl.mechanism=SCRAM-SHA-512&sasl.username=" + encode(KafkaOwnBroker.USER)
+                + "&sasl.password=" + encode(KafkaOwnBroker.PASSWORD);
         KafkaConfig config = (KafkaConfig) dev.shove.BrokerConfig.fromUri(uri);
         assertThat(config.toString())
-                .doesNotContain(KafkaSecureBroker.PASSWORD)
-                .doesNotContain(KafkaSecureBroker.STORE_PASSWORD);
+                .doesNotContain(KafkaOwnBroker.PASSWORD)
+                .doesNotContain(KafkaOwnBroker.STORE_PASSWORD);
         roundTrip(config, "uri");
     }
 
@@ -111,9 +110,8 @@ class KafkaSecurityIT {
             + " naming the broker, the user and what to check, and showing no password")
     void wrongPasswordFailsFast() {
         String wrong = "not-the-s3cret";
-        KafkaConfig config = scramConfig(KafkaSecureBroker.USER, wrong)
-                .apiTimeout(API_TIMEOUT)
-                .build();
+        KafkaConfig config =
+                scramConfig(KafkaOwnBroker.USER, wrong).apiTimeout(API_TIMEOUT).build();
         long start = System.nanoTime();
         Throwable failure = catchThrowable(() -> Broker.connect(config).close());
         Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -123,16 +121,16 @@ class KafkaSecurityIT {
         assertThat(((AuthenticationException) failure).isRetriable()).isFalse();
         assertThat(failure.getMessage())
                 .contains(kafka.saslSslBootstrap())
-                .contains("'" + KafkaSecureBroker.USER + "'")
+                .contains("'" + KafkaOwnBroker.USER + "'")
                 .contains("SCRAM-SHA-512")
                 .contains("password");
         assertNoSecret(failure, wrong);
-        assertThat(config.toString()).doesNotContain(wrong).doesNotContain(KafkaSecureBroker.STORE_PASSWORD);
+        assertThat(config.toString()).doesNotContain(wrong).doesNotContain(KafkaOwnBroker.STORE_PASSWORD);
 
         String uri = "kafka://" + kafka.saslSslBootstrap() + "?ssl.truststore="
                 + encode(kafka.trustStore().toString()) + "&ssl.truststorePassword="
-                + encode(KafkaSecureBroker.STORE_PASSWORD) + "&sasl.mechanism=SCRAM-SHA-512&sasl.username="
-                + encode(KafkaSecureBroker.USER) + "&sasl.password=" + encode(wrong) + "&apiTimeout=120s";
+                + encode(KafkaOwnBroker.STORE_PASSWORD) + "&sasl.mechanism=SCRAM-SHA-512&sasl.username="
+                + encode(KafkaOwnBroker.USER) + "&sasl.password=" + encode(wrong) + "&apiTimeout=120s";
         start = System.nanoTime();
         Throwable byUri = catchThrowable(() -> Broker.connect(uri).close());
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAST);
@@ -147,7 +145,7 @@ class KafkaSecurityIT {
             + " showing no password")
     void untrustedCertificateFailsFast() {
         KafkaConfig config = sslConfig()
-                .ssl(KafkaSsl.ofTruststore(kafka.foreignTrustStore(), KafkaSecureBroker.STORE_PASSWORD))
+                .ssl(KafkaSsl.ofTruststore(kafka.foreignTrustStore(), KafkaOwnBroker.STORE_PASSWORD))
                 .apiTimeout(API_TIMEOUT)
                 .build();
         long start = System.nanoTime();
@@ -162,7 +160,7 @@ class KafkaSecurityIT {
                 .contains("TLS")
                 .contains("trust store")
                 .contains("unable to find valid certification path");
-        assertNoSecret(failure, KafkaSecureBroker.STORE_PASSWORD);
+        assertNoSecret(failure, KafkaOwnBroker.STORE_PASSWORD);
     }
 
     @Test
@@ -185,7 +183,7 @@ class KafkaSecurityIT {
                 .contains(kafka.trustStore().toString())
                 .contains("password was incorrect");
         assertNoSecret(failure, wrong);
-        assertNoSecret(failure, KafkaSecureBroker.STORE_PASSWORD);
+        assertNoSecret(failure, KafkaOwnBroker.STORE_PASSWORD);
     }
 
     @Test
@@ -206,7 +204,7 @@ class KafkaSecurityIT {
                                 List.of(new UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_512)))
                         .all()
                         .get(30, TimeUnit.SECONDS);
-                // the broker ends the session after KafkaSecureBroker.REAUTH; the connection watch pings every 5 s
+                // the broker ends the session after KafkaOwnBroker.REAUTH; the connection watch pings every 5 s
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> !broker.connection().connected());
                 assertThat(broker.connection().detail())

@@ -13,7 +13,7 @@ import java.util.Locale;
  * @param killsMidHandler kills while the killed consumer had a {@code MessageHandler} call running
  * @param killsMidBatch kills while the killed consumer had a batch handler call running
  * @param killsMidHold kills while at least one retry waited in its hold tier
- * @param restarts broker restarts (SIGKILL and start)
+ * @param restarts broker restarts (stop and start)
  * @param lost messages that ended neither acknowledged nor dead-lettered (the invariant wants 0)
  * @param ackDeadLettered messages meant to be acknowledged that were found in the dead-letter queue (wants 0)
  * @param duplicates handler calls beyond the ones each message needs (one, two for a retry)

@@ -1,7 +1,7 @@
 package dev.shove.conformance.faults;
 
 /**
- * The broker side of the fault suite: restarts the broker (SIGKILL, then start again on the same port and data), where
+ * The broker side of the fault suite: restarts the broker (stops it, then starts it again on the same port and data), where
  * a backend's test has a broker of its own to do that with. Against a shared broker, {@link #none(String)}: the suite
  * then injects consumer kills only and says why in its summary.
  *
@@ -13,8 +13,8 @@ public interface FaultTarget {
     boolean canRestart();
 
     /**
-     * Kills the broker with SIGKILL and starts it again on the same address and data, returning once it accepts
-     * connections again.
+     * Stops the broker (SIGKILL, SIGTERM or the broker's own stop command, as the target's {@link #description()} says)
+     * and starts it again on the same address and data, returning once it accepts connections again.
      *
      * @throws Exception when the broker cannot be restarted
      */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
@@ -22,19 +23,25 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A Kafka broker of one test class's own, in a child JVM on the ports 19190-19192: an {@code SSL} listener, a {@code
- * SASL_SSL} listener with SCRAM-SHA-512 and the KRaft controller. Its certificates are made when it starts: a
- * certificate authority, a server certificate it signed for {@code localhost} and {@code 127.0.0.1}, a client trust
- * store holding that authority, and a second trust store holding another authority (one the broker's certificate does
- * not chain to). The SCRAM user {@link #USER} is created when the storage is formatted. SASL sessions last {@link
- * #REAUTH} (the broker's {@code connections.max.reauth.ms}), so a client re-authenticates that often and learns soon
- * when its credentials were revoked.
+ * A Kafka KRaft broker of one test class's own, in a child JVM, in one of two forms:
+ *
+ * <ul>
+ *   <li>{@link #secure()}, on the ports 19190-19192: an {@code SSL} listener, a {@code SASL_SSL} listener with
+ *       SCRAM-SHA-512 and the KRaft controller. Its certificates are made when it starts: a certificate authority, a
+ *       server certificate it signed for {@code localhost} and {@code 127.0.0.1}, a client trust store holding that
+ *       authority, and a second trust store holding another authority (one the broker's certificate does not chain
+ *       to). The SCRAM user {@link #USER} is created when the storage is formatted. SASL sessions last {@link
+ *       #REAUTH} (the broker's {@code connections.max.reauth.ms}), so a client re-authenticates that often and learns
+ *       soon when its credentials were revoked.
+ *   <li>{@link #plain()}, on the ports 19290-19291: a {@code PLAINTEXT} listener and the controller, configured as
+ *       the shared broker of {@code scripts/brokers.sh}, for tests that restart the broker ({@link #restart()}).
+ * </ul>
  *
  * <p>The broker runs from the Kafka jars {@code scripts/brokers.sh up kafka} resolves (its {@code classpath.txt}
  * under {@code SHOVE_BROKERS_DIR}, default {@code ~/.cache/shove-brokers}). {@link #close()} kills it and deletes its
  * directory.
  */
-final class KafkaSecureBroker implements AutoCloseable {
+final class KafkaOwnBroker implements AutoCloseable {
     static final int SSL_PORT = 19190;
     static final int SASL_SSL_PORT = 19191;
     static final int CONTROLLER_PORT = 19192;
@@ -42,24 +49,49 @@ final class KafkaSecureBroker implements AutoCloseable {
     static final String PASSWORD = "scram-it-s3cret";
     static final String STORE_PASSWORD = "store-it-s3cret";
     static final Duration REAUTH = Duration.ofSeconds(2);
+    static final int PLAIN_PORT = 19290;
+    static final int PLAIN_CONTROLLER_PORT = 19291;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    /** How long {@link #restart()} waits for the broker to exit after SIGTERM before it sends SIGKILL. */
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
 
     private final Path dir;
+    private final boolean secure;
+    private @Nullable String classpath;
+    /** How often the broker's JVM was started (the log is appended to across restarts). */
+    private int starts;
+
     private @Nullable Process process;
     /** Kills the broker if the test JVM exits without {@link #close()} (a test run stopped with Ctrl-C). */
     private final Thread killOnExit = new Thread(this::kill, "kafka-secure-broker-kill");
 
-    private KafkaSecureBroker(Path dir) {
+    private KafkaOwnBroker(Path dir, boolean secure) {
         this.dir = dir;
+        this.secure = secure;
     }
 
-    /** Makes the certificates, formats the storage with the SCRAM user and starts the broker; waits until it is up. */
-    static KafkaSecureBroker start() throws Exception {
+    /**
+     * The TLS and SASL_SSL broker: makes the certificates, formats the storage with the SCRAM user and starts the
+     * broker; waits until it is up.
+     */
+    static KafkaOwnBroker secure() throws Exception {
         Path classpath = classpathFile();
-        Path dir = Files.createTempDirectory("shove-kafka-sec-");
-        KafkaSecureBroker broker = new KafkaSecureBroker(dir);
+        KafkaOwnBroker broker = new KafkaOwnBroker(Files.createTempDirectory("shove-kafka-sec-"), true);
         try {
             broker.makeCertificates();
+            broker.launch(Files.readString(classpath).strip());
+            return broker;
+        } catch (Exception | Error e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    /** The PLAINTEXT broker on {@link #PLAIN_PORT}: formats the storage and starts the broker; waits until it is up. */
+    static KafkaOwnBroker plain() throws Exception {
+        Path classpath = classpathFile();
+        KafkaOwnBroker broker = new KafkaOwnBroker(Files.createTempDirectory("shove-kafka-own-"), false);
+        try {
             broker.launch(Files.readString(classpath).strip());
             return broker;
         } catch (Exception | Error e) {
@@ -82,6 +114,11 @@ final class KafkaSecureBroker implements AutoCloseable {
             Assumptions.abort(message);
         }
         return classpath;
+    }
+
+    /** {@code 127.0.0.1:19290}, the PLAINTEXT listener of a {@link #plain()} broker. */
+    String plainBootstrap() {
+        return "127.0.0.1:" + PLAIN_PORT;
     }
 
     /** {@code 127.0.0.1:19190}, the TLS listener (server-authenticated TLS, no client authentication). */
@@ -211,18 +248,25 @@ final class KafkaSecureBroker implements AutoCloseable {
                 Duration.ofSeconds(60));
     }
 
+    private int[] ports() {
+        return secure
+                ? new int[] {SSL_PORT, SASL_SSL_PORT, CONTROLLER_PORT}
+                : new int[] {PLAIN_PORT, PLAIN_CONTROLLER_PORT};
+    }
+
+    /** Writes the config, formats the storage and starts the broker. */
     private void launch(String classpath) throws Exception {
-        for (int port : new int[] {SSL_PORT, SASL_SSL_PORT, CONTROLLER_PORT}) {
+        int[] ports = ports();
+        for (int port : ports) {
             if (listening(port)) {
-                throw new IllegalStateException("port " + port + " is taken: KafkaSecureBroker needs 19190-19192 free"
-                        + " (a broker of an earlier run left behind? look for a kafka.Kafka process using "
-                        + dir.getParent().resolve("shove-kafka-sec-*") + ")");
+                throw new IllegalStateException("port " + port + " is taken: KafkaOwnBroker needs " + ports[0] + "-"
+                        + ports[ports.length - 1] + " free (a broker of an earlier run left behind? look for a"
+                        + " kafka.Kafka process using a shove-kafka-* directory in " + dir.getParent() + ")");
             }
         }
-        Path config = dir.resolve("server.properties");
-        Files.writeString(config, """
-                process.roles=broker,controller
-                node.id=1
+        this.classpath = classpath;
+        String listeners = secure
+                ? """
                 controller.quorum.voters=1@127.0.0.1:%3$d
                 listeners=SSL://127.0.0.1:%1$d,SASL_SSL://127.0.0.1:%2$d,CONTROLLER://127.0.0.1:%3$d
                 advertised.listeners=SSL://127.0.0.1:%1$d,SASL_SSL://127.0.0.1:%2$d
@@ -241,7 +285,28 @@ final class KafkaSecureBroker implements AutoCloseable {
                 ssl.truststore.location=%7$s
                 ssl.truststore.password=%5$s
                 ssl.client.auth=none
-                log.dirs=%8$s
+                """.formatted(
+                                SSL_PORT,
+                                SASL_SSL_PORT,
+                                CONTROLLER_PORT,
+                                dir.resolve("server.p12"),
+                                STORE_PASSWORD,
+                                REAUTH.toMillis(),
+                                trustStore())
+                : """
+                controller.quorum.voters=1@127.0.0.1:%2$d
+                listeners=PLAINTEXT://127.0.0.1:%1$d,CONTROLLER://127.0.0.1:%2$d
+                advertised.listeners=PLAINTEXT://127.0.0.1:%1$d
+                controller.listener.names=CONTROLLER
+                inter.broker.listener.name=PLAINTEXT
+                listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+                """.formatted(PLAIN_PORT, PLAIN_CONTROLLER_PORT);
+        Path config = dir.resolve("server.properties");
+        Files.writeString(config, """
+                process.roles=broker,controller
+                node.id=1
+                %s\
+                log.dirs=%s
                 num.partitions=1
                 offsets.topic.replication.factor=1
                 offsets.topic.num.partitions=1
@@ -250,52 +315,55 @@ final class KafkaSecureBroker implements AutoCloseable {
                 share.coordinator.state.topic.replication.factor=1
                 share.coordinator.state.topic.min.isr=1
                 group.initial.rebalance.delay.ms=0
-                """.formatted(
-                        SSL_PORT,
-                        SASL_SSL_PORT,
-                        CONTROLLER_PORT,
-                        dir.resolve("server.p12"),
-                        STORE_PASSWORD,
-                        REAUTH.toMillis(),
-                        trustStore(),
-                        dir.resolve("data")));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        run(
-                List.of(
-                        java,
-                        "-XX:TieredStopAtLevel=1",
-                        "-XX:+UseSerialGC",
-                        "-cp",
-                        classpath,
-                        "kafka.tools.StorageTool",
-                        "format",
-                        "-t",
-                        Uuid.randomUuid().toString(),
-                        "-c",
-                        config.toString(),
-                        "--add-scram",
-                        "SCRAM-SHA-512=[name=" + USER + ",password=" + PASSWORD + "]"),
-                Duration.ofSeconds(60));
+                """.formatted(listeners, dir.resolve("data")));
+        List<String> format = new ArrayList<>(List.of(
+                java(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-cp",
+                classpath,
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                Uuid.randomUuid().toString(),
+                "-c",
+                config.toString()));
+        if (secure) {
+            format.addAll(List.of("--add-scram", "SCRAM-SHA-512=[name=" + USER + ",password=" + PASSWORD + "]"));
+        }
+        run(format, Duration.ofSeconds(60));
+        startProcess();
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** Starts the broker's JVM on the formatted storage and waits until its listeners take connections. */
+    private void startProcess() throws Exception {
+        Path config = dir.resolve("server.properties");
         Path log = dir.resolve("kafka.log");
         // C1 only and the serial collector: a broker for a minute's tests starts seconds sooner on two busy cores
         Process p = new ProcessBuilder(
-                        java,
+                        java(),
                         "-XX:TieredStopAtLevel=1",
                         "-XX:+UseSerialGC",
                         "-Xms128m",
                         "-Xmx384m",
                         "-cp",
-                        classpath,
+                        String.valueOf(classpath),
                         "kafka.Kafka",
                         config.toString())
                 .directory(dir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .start();
         process = p;
-        Runtime.getRuntime().addShutdownHook(killOnExit);
-        await("this test's Kafka broker (SSL and SASL_SSL listeners) to start; log: " + log)
+        int start = ++starts; // the log is appended to: this start has logged its line when there are that many
+        int[] ports = ports();
+        await("this test's Kafka broker to start (ports " + Arrays.toString(ports) + "); log: " + log)
                 .atMost(START_TIMEOUT)
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> {
@@ -303,23 +371,48 @@ final class KafkaSecureBroker implements AutoCloseable {
                         throw new IllegalStateException(
                                 "this test's Kafka broker exited with " + p.exitValue() + ": " + tail(log));
                     }
-                    return Files.readString(log).contains("Kafka Server started")
-                            && listening(SSL_PORT)
-                            && listening(SASL_SSL_PORT);
+                    return Files.readString(log).split("Kafka Server started", -1).length > start
+                            && Arrays.stream(ports).allMatch(KafkaOwnBroker::listening);
                 });
-        // a plain client logs in on both listeners: they work, and the first test's timing has no class loading
+        // a plain client logs in on every listener: they work, and the first test's timing has no class loading
         // and TLS set-up in it
-        for (KafkaConfig client : List.of(
-                KafkaConfig.builder(sslBootstrap()).ssl(ssl()).build(),
-                KafkaConfig.builder(saslSslBootstrap())
-                        .ssl(ssl())
-                        .sasl(KafkaSasl.scramSha512(USER, PASSWORD))
-                        .build())) {
+        List<KafkaConfig> clients = secure
+                ? List.of(
+                        KafkaConfig.builder(sslBootstrap()).ssl(ssl()).build(),
+                        KafkaConfig.builder(saslSslBootstrap())
+                                .ssl(ssl())
+                                .sasl(KafkaSasl.scramSha512(USER, PASSWORD))
+                                .build())
+                : List.of(KafkaConfig.builder(plainBootstrap()).build());
+        for (KafkaConfig client : clients) {
             Properties props = new Properties();
             props.putAll(client.commonProperties());
             try (Admin admin = Admin.create(props)) {
                 admin.describeCluster().nodes().get(60, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /**
+     * Restarts the broker: SIGTERM, waits up to 20 s for it to exit (SIGKILL after that), then starts it again on
+     * the same data directory and ports and waits until it takes connections.
+     *
+     * @throws Exception when it does not come back within 90 s
+     */
+    void restart() throws Exception {
+        Process p = process;
+        if (p == null) {
+            throw new IllegalStateException("this test's Kafka broker is not running: start it before restarting it");
+        }
+        stop(p);
+        startProcess();
+    }
+
+    /** SIGTERM, then SIGKILL when it has not exited within {@link #STOP_TIMEOUT}. */
+    private static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -375,7 +468,7 @@ final class KafkaSecureBroker implements AutoCloseable {
         }
     }
 
-    /** Kills the broker (SIGTERM, then SIGKILL after 10 s) and deletes its directory. Idempotent. */
+    /** Kills the broker (SIGTERM, then SIGKILL after 20 s) and deletes its directory. Idempotent. */
     @Override
     public void close() {
         Process p = process;
@@ -386,11 +479,8 @@ final class KafkaSecureBroker implements AutoCloseable {
             } catch (IllegalStateException e) {
                 // the JVM is exiting: the hook kills the broker
             }
-            p.destroy();
             try {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
+                stop(p);
             } catch (InterruptedException e) {
                 p.destroyForcibly();
                 Thread.currentThread().interrupt();
