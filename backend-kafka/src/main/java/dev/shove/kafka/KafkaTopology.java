@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -220,12 +222,20 @@ final class KafkaTopology implements AutoCloseable {
         awaitLeaders(topic, wanted);
     }
 
-    /** Waits until every wanted topic exists with its partitions, each with a leader: only then do produces go out. */
+    /**
+     * Waits until every wanted topic exists with its partitions, each with a leader that answers for it: only then do
+     * produces go out. The metadata can name a leader before that broker has taken the partition (KAFKA-15591, seen on
+     * a broker seconds old): an idempotent producer's first batches then get NOT_LEADER_OR_FOLLOWER, then
+     * OUT_OF_ORDER_SEQUENCE_NUMBER until the delivery timeout expires them. So each partition's leader must also
+     * answer a ListOffsets request.
+     */
     private void awaitLeaders(Topic<?> topic, Map<String, Integer> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + config.apiTimeout().toNanos();
         while (true) {
             Map<String, TopicDescription> now = describe(wanted.keySet());
             List<String> notReady = new ArrayList<>();
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+            Map<String, Integer> counts = new HashMap<>();
             for (Map.Entry<String, Integer> e : wanted.entrySet()) {
                 TopicDescription d = now.get(e.getKey());
                 if (d == null
@@ -233,18 +243,48 @@ final class KafkaTopology implements AutoCloseable {
                         || d.partitions().stream().anyMatch(p -> p.leader() == null)) {
                     notReady.add(e.getKey());
                 } else {
-                    partitionCounts.put(e.getKey(), d.partitions().size());
+                    counts.put(e.getKey(), d.partitions().size());
+                    d.partitions()
+                            .forEach(p ->
+                                    partitions.put(new TopicPartition(e.getKey(), p.partition()), OffsetSpec.latest()));
                 }
             }
             if (notReady.isEmpty()) {
+                notReady.addAll(notAnswering(partitions));
+            }
+            if (notReady.isEmpty()) {
+                partitionCounts.putAll(counts);
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new TopologyException("Kafka topics %s of topic '%s' have no leader for every partition after %s"
-                        .formatted(notReady, topic.name(), config.apiTimeout()));
+                throw new TopologyException(
+                        "Kafka topics %s of topic '%s' have no leader answering for every partition after %s"
+                                .formatted(notReady, topic.name(), config.apiTimeout()));
             }
             Thread.sleep(100);
         }
+    }
+
+    /** The topics of which some partition's leader does not answer a ListOffsets request yet. */
+    private Set<String> notAnswering(Map<TopicPartition, OffsetSpec> partitions) throws InterruptedException {
+        Set<String> out = new TreeSet<>();
+        if (partitions.isEmpty()) {
+            return out;
+        }
+        ListOffsetsResult result = admin.listOffsets(partitions);
+        for (TopicPartition tp : partitions.keySet()) {
+            try {
+                result.partitionResult(tp).get(timeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException ex) {
+                if (!(ex.getCause() instanceof RetriableException)) {
+                    throw unavailable("reading the end offsets of Kafka topic '" + tp.topic() + "'", ex.getCause());
+                }
+                out.add(tp.topic());
+            } catch (TimeoutException ex) {
+                throw unavailable("reading the end offsets of Kafka topic '" + tp.topic() + "'", ex);
+            }
+        }
+        return out;
     }
 
     /** The descriptions of the topics that exist among {@code names}. */
