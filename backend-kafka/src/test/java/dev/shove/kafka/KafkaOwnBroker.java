@@ -3,6 +3,7 @@ package dev.shove.kafka;
 import static org.awaitility.Awaitility.await;
 
 import dev.shove.conformance.BrokerAvailability;
+import dev.shove.conformance.TestCertificates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -47,7 +48,7 @@ final class KafkaOwnBroker implements AutoCloseable {
     static final int CONTROLLER_PORT = 19192;
     static final String USER = "shove-it";
     static final String PASSWORD = "scram-it-s3cret";
-    static final String STORE_PASSWORD = "store-it-s3cret";
+    static final String STORE_PASSWORD = TestCertificates.STORE_PASSWORD;
     static final Duration REAUTH = Duration.ofSeconds(2);
     static final int PLAIN_PORT = 19290;
     static final int PLAIN_CONTROLLER_PORT = 19291;
@@ -147,105 +148,7 @@ final class KafkaOwnBroker implements AutoCloseable {
     }
 
     private void makeCertificates() throws Exception {
-        openssl(
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-keyout",
-                "ca-key.pem",
-                "-out",
-                "ca.pem",
-                "-subj",
-                "/CN=shove-it-ca");
-        openssl(
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                "server-key.pem",
-                "-out",
-                "server.csr",
-                "-subj",
-                "/CN=localhost");
-        Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-        openssl(
-                "x509",
-                "-req",
-                "-in",
-                "server.csr",
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca-key.pem",
-                "-CAcreateserial",
-                "-days",
-                "1",
-                "-out",
-                "server.pem",
-                "-extfile",
-                "san.ext");
-        openssl(
-                "pkcs12",
-                "-export",
-                "-in",
-                "server.pem",
-                "-inkey",
-                "server-key.pem",
-                "-certfile",
-                "ca.pem",
-                "-name",
-                "kafka",
-                "-out",
-                "server.p12",
-                "-passout",
-                "pass:" + STORE_PASSWORD);
-        openssl(
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-keyout",
-                "foreign-key.pem",
-                "-out",
-                "foreign.pem",
-                "-subj",
-                "/CN=shove-it-foreign-ca");
-        keytoolImport("ca.pem", trustStore());
-        keytoolImport("foreign.pem", foreignTrustStore());
-    }
-
-    private void openssl(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("openssl"));
-        command.addAll(List.of(args));
-        run(command, Duration.ofSeconds(60));
-    }
-
-    private void keytoolImport(String cert, Path store) throws Exception {
-        run(
-                List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "keytool")
-                                .toString(),
-                        "-importcert",
-                        "-noprompt",
-                        "-alias",
-                        "ca",
-                        "-file",
-                        cert,
-                        "-keystore",
-                        store.toString(),
-                        "-storetype",
-                        "PKCS12",
-                        "-storepass",
-                        STORE_PASSWORD),
-                Duration.ofSeconds(60));
+        TestCertificates.make(dir, "DNS:localhost", "IP:127.0.0.1").foreignTrustStore();
     }
 
     private int[] ports() {
