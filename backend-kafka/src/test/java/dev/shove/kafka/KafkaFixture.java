@@ -2,10 +2,8 @@ package dev.shove.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.shove.BatchPublishException;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroup;
-import dev.shove.Topic;
 import dev.shove.conformance.BrokerAvailability;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -166,28 +164,6 @@ final class KafkaFixture implements BeforeAllCallback, AfterAllCallback {
             admin = Admin.create(p);
         }
         return admin;
-    }
-
-    /**
-     * Publishes {@code messages} for a test whose subject is not publishing: what the broker did not accept but is worth
-     * republishing ({@link BatchPublishException#retriableIndices()}, e.g. a partition of a topic created a moment ago
-     * whose leader was not yet known) is published once more, as the exception tells an application to do, and the
-     * first failure is printed so that a run that needed it says why. Anything else, or a second failure, fails the
-     * test. Not for tests of order: a republished message comes after the others.
-     */
-    static <M> void publishAll(Broker<?> broker, Topic<M> topic, List<M> messages) {
-        try {
-            broker.publisher().publishBatch(topic, messages);
-        } catch (BatchPublishException e) {
-            if (!e.permanentIndices().isEmpty()) {
-                throw e;
-            }
-            System.err.println("republishing what the broker did not accept: " + e.getMessage());
-            broker.publisher()
-                    .publishBatch(
-                            topic,
-                            e.retriableIndices().stream().map(messages::get).toList());
-        }
     }
 
     /** Stops {@code group}, draining up to 10 s, and asserts that it stopped cleanly. */

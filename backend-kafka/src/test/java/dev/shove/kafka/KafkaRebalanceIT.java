@@ -49,10 +49,10 @@ class KafkaRebalanceIT {
                         return m.n() % 10 == 0 && meta.retryCount() == 0 ? Outcome.retry() : Outcome.ack();
                     });
             group.start();
-            KafkaFixture.publishAll(
-                    broker,
-                    topic,
-                    IntStream.range(0, MESSAGES).mapToObj(Msg::new).toList());
+            broker.publisher()
+                    .publishBatch(
+                            topic,
+                            IntStream.range(0, MESSAGES).mapToObj(Msg::new).toList());
             await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() >= 40);
             assertThat(group.scaleUp(topic)).isTrue(); // rebalance 1: partitions move to the new member
             await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() >= 120);
