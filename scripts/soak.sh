@@ -3,10 +3,12 @@
 #
 #   scripts/soak.sh                              # every backend, N=100000
 #   scripts/soak.sh nats redis N=20000           # some backends, 20,000 messages each
-#   scripts/soak.sh kafka N=20000 workMs=5 seed=42
+#   scripts/soak.sh kafka N=20000 workMs=5 slowMs=100 seed=42
 #
 # Backends: kafka rabbitmq nats redis sqs. Each runs its *FaultIT (failsafe) with shove.faults.messages=N and
-# shove.faults.workMs (mean handler time; default 5 ms here, 50 ms in CI) as system properties; the suite kills
+# shove.faults.workMs (mean handler time; default 5 ms here, 50 ms in CI) and shove.faults.slowMs (the slow 10% of
+# calls; default 100 ms here, 1,500 ms in CI: at 1.5 s a tenth of 100,000 messages alone would keep the consumers
+# busy for hours, and at 5 ms a kill finds a handler call running anyway) as system properties; the suite kills
 # consumers every 2-5 s while work remains, restarts the broker once where the IT has a broker of its own, and
 # appends its figures (date, backend, messages, kills, restarts, lost, duplicates, seconds) to the table in
 # docs/reliability.md. A run that breaks the invariant fails and writes no row; its results stay in /tmp.
@@ -21,16 +23,18 @@ export JAVA_HOME
 
 messages=100000
 work=5
+slow=100
 seed=
 backends=()
 for arg in "$@"; do
     case "$arg" in
         N=*) messages=${arg#N=} ;;
         workMs=*) work=${arg#workMs=} ;;
+        slowMs=*) slow=${arg#slowMs=} ;;
         seed=*) seed=${arg#seed=} ;;
         kafka | rabbitmq | nats | redis | sqs) backends+=("$arg") ;;
         *)
-            echo "usage: scripts/soak.sh [kafka|rabbitmq|nats|redis|sqs ...] [N=100000] [workMs=5] [seed=S]" >&2
+            echo "usage: scripts/soak.sh [kafka|rabbitmq|nats|redis|sqs ...] [N=100000] [workMs=5] [slowMs=100] [seed=S]" >&2
             exit 2
             ;;
     esac
@@ -65,6 +69,7 @@ for backend in "${backends[@]}"; do
     if ! ./mvnw -B -ntp -q verify -pl "backend-$backend" -am -Djapicmp.skip -Dmaven.javadoc.skip \
         -Dspotless.check.skip=true -Dtest=none -Dit.test="$it" -Dsurefire.failIfNoSpecifiedTests=false \
         -Dfailsafe.failIfNoSpecifiedTests=false -Dshove.faults.messages="$messages" -Dshove.faults.workMs="$work" \
+        -Dshove.faults.slowMs="$slow" \
         -Dshove.faults.rows="$rows" "${extra[@]}"; then
         echo "soak: $backend FAILED (see backend-$backend/target/failsafe-reports/)" >&2
         status=1

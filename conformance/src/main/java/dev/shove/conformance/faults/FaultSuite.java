@@ -62,8 +62,8 @@ import java.util.stream.LongStream;
  * }</pre>
  *
  * <p>System properties override the CI defaults for a soak run: {@value #MESSAGES_PROPERTY} (messages), {@value
- * #SEED_PROPERTY} (seed), {@value #WORK_PROPERTY} (mean handler milliseconds) and {@value #ROWS_PROPERTY} (a file the
- * report's Markdown row is appended to). Not thread-safe: one run at a time.
+ * #SEED_PROPERTY} (seed), {@value #WORK_PROPERTY} (mean handler milliseconds), {@value #SLOW_PROPERTY} (the slow
+ * calls' milliseconds) and {@value #ROWS_PROPERTY} (a file the report's Markdown row is appended to). Not thread-safe: one run at a time.
  *
  * @since 0.1.0
  */
@@ -74,6 +74,8 @@ public final class FaultSuite {
     public static final String SEED_PROPERTY = "shove.faults.seed";
     /** System property: the mean handler time in milliseconds, overriding {@link Builder#workMillis(long)}. */
     public static final String WORK_PROPERTY = "shove.faults.workMs";
+    /** System property: how long a slow handler call takes in milliseconds (default 1,500). */
+    public static final String SLOW_PROPERTY = "shove.faults.slowMs";
     /** System property: a file each run appends its {@link FaultReport#markdownRow()} to. */
     public static final String ROWS_PROPERTY = "shove.faults.rows";
 
@@ -87,6 +89,7 @@ public final class FaultSuite {
     private final int messages;
     private final long seed;
     private final long workMs;
+    private final long slowMs;
     /** Consumer processes started so far, which numbers their files. */
     private int started;
 
@@ -96,6 +99,7 @@ public final class FaultSuite {
         String seedProperty = System.getProperty(SEED_PROPERTY);
         this.seed = seedProperty != null ? Long.parseLong(seedProperty) : b.seed;
         this.workMs = Long.getLong(WORK_PROPERTY, b.workMs);
+        this.slowMs = Long.getLong(SLOW_PROPERTY, b.slowMs);
     }
 
     /**
@@ -217,7 +221,7 @@ public final class FaultSuite {
             long window = Math.max(b.prefetch, (long) BATCH_PREFETCH * b.batchSize) + b.settlementWindow;
             if (b.contiguousCommit) {
                 // the messages one consumer completes while its oldest one is in a slow call, at the mean pace
-                window += (long) b.prefetch * b.slowMs / Math.max(1, workMs);
+                window += (long) b.prefetch * slowMs / Math.max(1, workMs);
             }
             long bound = 2L * (kills + (long) restarts * consumers) * window;
             Set<Long> lost = results.lost(deadLetters.keySet());
@@ -309,7 +313,7 @@ public final class FaultSuite {
                 Integer.toString(mode.equals("batch") ? BATCH_PREFETCH : b.prefetch),
                 Integer.toString(b.batchSize),
                 Long.toString(workMs),
-                Long.toString(b.slowMs)));
+                Long.toString(slowMs)));
         Files.createFile(results);
         Process process = new ProcessBuilder(command)
                 .redirectError(
