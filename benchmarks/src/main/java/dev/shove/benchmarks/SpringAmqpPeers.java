@@ -29,9 +29,11 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
  *       consumerBatchEnabled}: the container's thread takes up to {@code batchSize} deliveries from its queue, hands
  *       them to a {@link BatchMessageListener} in one call, then acknowledges the batch with one multiple-ack. {@code
  *       batchSize} alone (a per-message listener) acknowledges the same way but calls the listener once per message;
- *       the batch listener saves those calls, so it is the container's best configuration, the one a user tuning it for
- *       throughput would pick (argument {@code smlcListener=single} measures the per-message listener instead).
- *       Spring AMQP 4.1 offers no other acknowledgement batching for this container.
+ *       the batch listener saves those calls, the one thing left to tune once acks are batched, so it is taken as the
+ *       container's best configuration (argument {@code smlcListener=single} measures the per-message listener
+ *       instead: on the 2-core machine, two runs each of 10,000 messages, both spent 100-115 us of client CPU per
+ *       message and their rates were within the noise). Spring AMQP 4.1 offers no other acknowledgement batching for
+ *       this container.
  *   <li>(e) {@link DirectMessageListenerContainer}: one consumer on the queue, {@code messagesPerAck} {@code ackEvery}:
  *       the listener runs on the client's dispatch thread, and the container acknowledges every {@code
  *       messagesPerAck}-th delivery with one multiple-ack (or, when fewer arrive, after {@code ackTimeout}). The
