@@ -69,7 +69,9 @@ import org.springframework.kafka.listener.MessageListener;
  *       per record (mode {@code s<w>}), then Confluent Parallel Consumer 0.5.3.2 in KEY order, maxConcurrency 100,
  *       decoding the same JSON, on the same topic (mode {@code p<w>}): it only works on kafka-clients 3.7, so it runs
  *       as a child process from the classpath of the {@code benchmarks-parallel-consumer} module, which {@code
- *       scripts/bench.sh kafka} builds; its rate and CPU are measured inside the child (JVM start excluded).
+ *       scripts/bench.sh kafka} builds; its rate and CPU are measured inside the child (JVM start excluded), after
+ *       an uncounted warm-up pass of {@code pcWarmup} records in a group of its own (a fresh JVM would otherwise
+ *       measure its JIT against shove's warm one).
  * </ul>
  *
  * Each mode reads the same records with its own consumer group from the beginning; a rate is measured from the first
@@ -85,7 +87,7 @@ import org.springframework.kafka.listener.MessageListener;
  * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcdefgp: which to run),
  * {@code springConcurrency} (1), {@code pcWorkMs} (0,1,10), {@code pcRecords} (records per work level of the p
  * modes: one count for all, or one per level; {@code seqRecords} by default), {@code pcMaxConcurrency} (100), {@code
- * pcHome} (benchmarks-parallel-consumer), {@code transactional} (false: shove's modes with {@code
+ * pcWarmup} (5000), {@code pcHome} (benchmarks-parallel-consumer), {@code transactional} (false: shove's modes with {@code
  * KafkaConfig.transactional()}) and {@code reply} (false: shove's handlers answer every record with a reply to a topic
  * of their own instead of a plain ack).
  */
@@ -106,6 +108,7 @@ public final class KafkaBenchmark {
     private final long[] pcWorkMs;
     private final int[] pcRecords;
     private final int pcMaxConcurrency;
+    private final int pcWarmup;
     private final String pcHome;
     /** Where shove's handlers reply with {@code reply=true}. */
     private volatile @Nullable Topic<Msg> replyTopic;
@@ -139,6 +142,7 @@ public final class KafkaBenchmark {
             pcRecords[i] = counts.length == 1 ? counts[0] : counts[i];
         }
         this.pcMaxConcurrency = args.integer("pcMaxConcurrency", 100);
+        this.pcWarmup = args.integer("pcWarmup", 5000);
         this.pcHome = args.text("pcHome", "benchmarks-parallel-consumer");
         this.modes = args.text("modes", "abcdefgp");
     }
@@ -183,7 +187,7 @@ public final class KafkaBenchmark {
                 Locale.ROOT,
                 "%d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys, %d ms of work;"
                         + " shove prefetch %d / %d; Spring Kafka concurrency %d; Parallel Consumer KEY order,"
-                        + " maxConcurrency %d, %s ms of work over %s records; %d run(s), %d cores; shove %s,"
+                        + " maxConcurrency %d, %s ms of work over %s records (after %d warm-up); %d run(s), %d cores; shove %s,"
                         + " handlers %s",
                 records,
                 seqRecords,
@@ -195,6 +199,7 @@ public final class KafkaBenchmark {
                 pcMaxConcurrency,
                 join(pcWorkMs),
                 join(pcRecords),
+                pcWarmup,
                 runs,
                 Runtime.getRuntime().availableProcessors(),
                 transactional ? "transactional" : "non-transactional",
@@ -462,9 +467,12 @@ public final class KafkaBenchmark {
      * (g): Spring Kafka's {@link ConcurrentMessageListenerContainer} with a record listener ({@link MessageListener})
      * decoding each value from JSON to {@link Msg}, {@code AckMode.BATCH} (one commit per poll, its cheapest plain
      * configuration), built programmatically: no Spring Boot, no application context. Concurrency 1 by default
-     * ({@code springConcurrency}): measured on this project's 2-core machine, 1, 2 and 4 consumers of the 8
-     * partitions reached about the same rate, 1 the best of them (docs/benchmarks.md), since one consumer thread that
-     * decodes on the poll thread already keeps a core busy and more of them only share the same 2 cores.
+     * ({@code springConcurrency}), picked once on this project's 2-core machine (2026-12-02, load average ~30, three
+     * runs of modes f and g, 100,000 records, per concurrency): 1 and 2 consumers of the 8 partitions were within the
+     * noise of each other (warm runs 47k and 102k/s against 65k and 61k/s; per-run ratio to the decoding poll loop,
+     * median 1.19 against 0.82), 4 clearly slower (30k/s, 10 us of client CPU per record against 6); 1 spends the
+     * least CPU per record. A container thread decodes on its poll thread, so one of them already keeps a core busy;
+     * more only share the same 2 cores.
      */
     private double springKafka(String topic) throws InterruptedException {
         Map<String, Object> props = new HashMap<>();
@@ -521,7 +529,8 @@ public final class KafkaBenchmark {
                 "topic=" + topic,
                 "records=" + count,
                 "workMs=" + work,
-                "maxConcurrency=" + pcMaxConcurrency);
+                "maxConcurrency=" + pcMaxConcurrency,
+                "warmup=" + pcWarmup);
         Process child = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
