@@ -87,9 +87,9 @@ import org.springframework.kafka.listener.MessageListener;
  * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcdefgp: which to run),
  * {@code springConcurrency} (1), {@code pcWorkMs} (0,1,10), {@code pcRecords} (records per work level of the p
  * modes: one count for all, or one per level; {@code seqRecords} by default), {@code pcMaxConcurrency} (100), {@code
- * pcWarmup} (5000), {@code pcHome} (benchmarks-parallel-consumer), {@code transactional} (false: shove's modes with {@code
- * KafkaConfig.transactional()}) and {@code reply} (false: shove's handlers answer every record with a reply to a topic
- * of their own instead of a plain ack).
+ * pcWarmup} (5000), {@code pcHome} (benchmarks-parallel-consumer), {@code transactional} (false: shove's modes with
+ * {@code KafkaConfig.transactional()}) and {@code reply} (false: shove's handlers answer every record with a reply to
+ * a topic of their own instead of a plain ack).
  */
 public final class KafkaBenchmark {
     record Msg(String id, String key, long amount, String note) {}
@@ -177,18 +177,28 @@ public final class KafkaBenchmark {
             configBuilder.transactional();
         }
         KafkaConfig config = configBuilder.build();
-        int seqPublished = seqRecords;
+        // Each p level reads a sequenced topic holding exactly its count: a shove consumer stopped with records of
+        // its topic still coming would hand them back to the broker, noise that is no part of the measurement.
+        Map<Integer, Topic<Msg>> seqByCount = new LinkedHashMap<>();
+        seqByCount.put(seqRecords, sequenced);
         if (modes.contains("p")) {
             for (int n : pcRecords) {
-                seqPublished = Math.max(seqPublished, n);
+                seqByCount.computeIfAbsent(
+                        n,
+                        count -> Topic.builder(sequenced.name() + "-" + count, Msg.class)
+                                .holdQueue(Duration.ofSeconds(1))
+                                .dlq()
+                                .sequenced(SequenceFailure.SKIP, Msg::key)
+                                .routingShards(8)
+                                .build());
             }
         }
         String setup = String.format(
                 Locale.ROOT,
                 "%d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys, %d ms of work;"
                         + " shove prefetch %d / %d; Spring Kafka concurrency %d; Parallel Consumer KEY order,"
-                        + " maxConcurrency %d, %s ms of work over %s records (after %d warm-up); %d run(s), %d cores; shove %s,"
-                        + " handlers %s",
+                        + " maxConcurrency %d, %s ms of work over %s records (after %d warm-up); %d run(s), %d"
+                        + " cores; shove %s, handlers %s",
                 records,
                 seqRecords,
                 keys,
@@ -208,19 +218,22 @@ public final class KafkaBenchmark {
         BenchReport report = new BenchReport("kafka", setup);
         try (Broker<Kafka> broker = Broker.connect(config)) {
             broker.topology().declare(plain);
-            broker.topology().declare(sequenced);
+            for (Topic<Msg> t : seqByCount.values()) {
+                broker.topology().declare(t);
+            }
             if (reply) {
                 broker.topology().declare(replies);
                 this.replyTopic = replies;
             }
             long t0 = System.nanoTime();
             publish(broker, plain, records);
-            publish(broker, sequenced, seqPublished);
+            int published = records;
+            for (var entry : seqByCount.entrySet()) {
+                publish(broker, entry.getValue(), entry.getKey());
+                published += entry.getKey();
+            }
             System.out.printf(
-                    Locale.ROOT,
-                    "published %d records in %.1f s%n",
-                    records + seqPublished,
-                    (System.nanoTime() - t0) / 1e9);
+                    Locale.ROOT, "published %d records in %.1f s%n", published, (System.nanoTime() - t0) / 1e9);
             for (int run = 0; run < runs; run++) {
                 Map<String, double[]> figures = new LinkedHashMap<>();
                 measure("a", records, figures, () -> rawVirtualThreads(plain.name()));
@@ -234,8 +247,9 @@ public final class KafkaBenchmark {
                     for (int i = 0; i < pcWorkMs.length; i++) {
                         long w = pcWorkMs[i];
                         int n = pcRecords[i];
-                        figures.put("s" + w, timed(n, () -> shove(broker, sequenced, n, seqPrefetch, w)));
-                        figures.put("p" + w, parallelConsumer(sequenced.name(), n, w));
+                        Topic<Msg> topic = seqByCount.get(n);
+                        figures.put("s" + w, timed(n, () -> shove(broker, topic, n, seqPrefetch, w)));
+                        figures.put("p" + w, parallelConsumer(topic.name(), n, w));
                     }
                 }
                 figures.forEach((id, f) -> report.run(id, label(id), f[0], f[1], Double.NaN));

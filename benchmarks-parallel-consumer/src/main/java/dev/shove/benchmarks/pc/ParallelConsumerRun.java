@@ -27,18 +27,20 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * sequenced topics. Runs in a JVM of its own on kafka-clients 3.7 (Parallel Consumer does not work on 4.x);
  * KafkaBenchmark starts it as a child process and reads the one line it prints on standard output:
  *
- * <pre>PC_RESULT rate=&lt;records/s&gt; cpuMicros=&lt;client CPU us per record&gt; records=&lt;n&gt; workMs=&lt;w&gt;</pre>
+ * <pre>
+ * PC_RESULT rate=&lt;records/s&gt; cpuMicros=&lt;client CPU us per record&gt; records=&lt;n&gt; workMs=&lt;w&gt;
+ * </pre>
  *
  * <p>Each record's value is decoded from JSON to the same record type shove's handlers get (Jackson), then the
  * handler sleeps {@code workMs} (none at 0). The rate is measured from the first record handled to the {@code
- * records}-th, in a fresh consumer group reading from the beginning; the CPU time is this process's over the same
- * span plus the consumer's start (the broker is another process). Options: KEY ordering, {@code maxConcurrency}
- * (100), the default commit mode (periodic asynchronous consumer commits).
+ * records}-th, in a fresh consumer group reading from the beginning; the CPU time is this process's over the
+ * measured pass, the consumer's start included (the broker is another process). Options: KEY ordering, {@code
+ * maxConcurrency} (100), the default commit mode (periodic asynchronous consumer commits).
  *
  * <p>Arguments ({@code key=value}): {@code bootstrap}, {@code topic}, {@code records}, {@code workMs} (0), {@code
- * maxConcurrency} (100), {@code timeoutS} (600), {@code warmup} (0: records of an uncounted first pass in a group
- * of its own, so that the measured pass runs warm, as shove does after its first run). Exits 1 with a message naming the topic if the records are not all
- * handled in time or a value does not decode.
+ * maxConcurrency} (100), {@code timeoutS} (600), {@code warmup} (0: records of an uncounted first pass in a group of
+ * its own, so that the measured pass runs warm, as shove's modes do after its first). Exits 1 with a message naming
+ * the topic if the records are not all handled in time or a value does not decode.
  */
 public final class ParallelConsumerRun {
     /** The message type of the benchmark, as in KafkaBenchmark. */
