@@ -193,23 +193,31 @@ public final class KafkaBenchmark {
                                 .build());
             }
         }
+        String peers = (modes.contains("g")
+                        ? String.format(Locale.ROOT, " Spring Kafka concurrency %d;", springConcurrency)
+                        : "")
+                + (modes.contains("p")
+                        ? String.format(
+                                Locale.ROOT,
+                                " Parallel Consumer KEY order, maxConcurrency %d, %s ms of work over %s records (after"
+                                        + " %d warm-up);",
+                                pcMaxConcurrency,
+                                join(pcWorkMs),
+                                join(pcRecords),
+                                pcWarmup)
+                        : "");
         String setup = String.format(
                 Locale.ROOT,
-                "%d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys, %d ms of work;"
-                        + " shove prefetch %d / %d; Spring Kafka concurrency %d; Parallel Consumer KEY order,"
-                        + " maxConcurrency %d, %s ms of work over %s records (after %d warm-up); %d run(s), %d"
-                        + " cores; shove %s, handlers %s",
+                "modes %s; %d records (~100-byte JSON) over 8 partitions; sequenced: %d records, %d keys, %d ms of"
+                        + " work; shove prefetch %d / %d;%s %d run(s), %d cores; shove %s, handlers %s",
+                modes,
                 records,
                 seqRecords,
                 keys,
                 workMs,
                 prefetch,
                 seqPrefetch,
-                springConcurrency,
-                pcMaxConcurrency,
-                join(pcWorkMs),
-                join(pcRecords),
-                pcWarmup,
+                peers,
                 runs,
                 Runtime.getRuntime().availableProcessors(),
                 transactional ? "transactional" : "non-transactional",
