@@ -2,7 +2,8 @@
 # Runs a throughput benchmark of shove side by side with the raw client (the real broker, or in memory).
 #
 #   scripts/bench.sh memory [key=value ...]      # in-memory backend, no broker: e.g. scripts/bench.sh memory runs=3
-#   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000
+#   scripts/bench.sh kafka [key=value ...]       # e.g. scripts/bench.sh kafka runs=3 records=300000 modes=abcdefgp
+#                                                # (also builds benchmarks-parallel-consumer, the peer of mode p)
 #   scripts/bench.sh rabbitmq [key=value ...]    # e.g. scripts/bench.sh rabbitmq runs=3 messages=50000
 #   scripts/bench.sh nats [key=value ...]        # e.g. scripts/bench.sh nats runs=3 messages=100000
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
@@ -50,6 +51,12 @@ if [ "$broker" = scale ]; then
 fi
 ./mvnw -B -q -ntp -pl benchmarks -am package dependency:build-classpath \
     -DskipTests -DskipITs -Dspotless.check.skip=true -Dmdep.outputFile=target/classpath.txt
+if [ "$broker" = kafka ]; then
+    # Parallel Consumer (mode p) needs kafka-clients 3.7: its own module, outside the root build, run by
+    # KafkaBenchmark as a child JVM from this classpath. Packaged only, never installed.
+    ./mvnw -B -q -ntp -f benchmarks-parallel-consumer/pom.xml package dependency:build-classpath \
+        -Dmdep.outputFile=target/classpath.txt
+fi
 # SHOVE_BENCH_JAVA_OPTS adds JVM options, e.g. -XX:StartFlightRecording=filename=bench.jfr to profile.
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" -Xmx2g ${SHOVE_BENCH_JAVA_OPTS:-} -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" "$main" "$@"
