@@ -66,7 +66,7 @@ final class BenchReport {
 
     private record Ratio(String name, Metric metric, String numerator, String denominator, Goal goal, double target) {}
 
-    private record Figure(String name, double value, String unit, Goal goal, double target) {}
+    private record Figure(String name, double value, double[] perRun, String unit, Goal goal, double target) {}
 
     private final String harness;
     private final String setup;
@@ -124,7 +124,21 @@ final class BenchReport {
      * @param target the target ({@code NaN} with {@link Goal#NONE})
      */
     void figure(String name, double value, String unit, Goal goal, double target) {
-        figures.add(new Figure(name, value, unit, goal, target));
+        figures.add(new Figure(name, value, new double[0], unit, goal, target));
+    }
+
+    /**
+     * Adds an absolute figure measured once per run, with its target: its value is the median of the runs, and the
+     * runs are shown beside it.
+     *
+     * @param name e.g. {@code 1,000 registrations: idle CPU}
+     * @param perRun the figure of each run, in run order
+     * @param unit e.g. {@code ms}, {@code B/msg}, {@code % of a core}
+     * @param goal how the median is held against {@code target}
+     * @param target the target ({@code NaN} with {@link Goal#NONE})
+     */
+    void figure(String name, double[] perRun, String unit, Goal goal, double target) {
+        figures.add(new Figure(name, median(perRun), perRun.clone(), unit, goal, target));
     }
 
     /** {@return the median of a mode's recorded figure, {@code NaN} without runs} */
@@ -197,17 +211,13 @@ final class BenchReport {
                     "x",
                     r.goal(),
                     r.target());
-            ArrayNode perRun = node.putArray("perRun");
-            for (double v : perRunRatios(r.metric(), r.numerator(), r.denominator())) {
-                if (Double.isNaN(v) || Double.isInfinite(v)) {
-                    perRun.addNull();
-                } else {
-                    perRun.add(v);
-                }
-            }
+            putRuns(node, perRunRatios(r.metric(), r.numerator(), r.denominator()));
         }
         for (Figure f : figures) {
-            addTarget(targets, f.name(), f.value(), f.unit(), f.goal(), f.target());
+            ObjectNode node = addTarget(targets, f.name(), f.value(), f.unit(), f.goal(), f.target());
+            if (f.perRun().length > 0) {
+                putRuns(node, f.perRun());
+            }
         }
         try {
             Files.createDirectories(dir);
@@ -294,11 +304,11 @@ final class BenchReport {
                 : "-";
     }
 
-    /** {@return a ratio's per-run values, {@code 0.60 / 0.80 / 0.79}, empty for a figure} */
+    /** {@return a target's per-run values, {@code 0.60 / 0.80 / 0.79}, empty for a figure measured once} */
     static String perRun(com.fasterxml.jackson.databind.JsonNode target) {
         List<String> values = new ArrayList<>();
         for (var v : target.path("perRun")) {
-            values.add(format(v, "%.2f"));
+            values.add(format(v, "%,.2f"));
         }
         return String.join(" / ", values);
     }
@@ -328,6 +338,17 @@ final class BenchReport {
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
         return load < 0 ? Double.NaN : load;
+    }
+
+    private static void putRuns(ObjectNode node, double[] values) {
+        ArrayNode perRun = node.putArray("perRun");
+        for (double v : values) {
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                perRun.addNull();
+            } else {
+                perRun.add(v);
+            }
+        }
     }
 
     private static void putNumber(ObjectNode node, String field, double value) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -118,8 +119,12 @@ public final class BenchSummary {
 
     private static List<Path> list(Path dir, String suffix) throws IOException {
         try (Stream<Path> listing = Files.list(dir)) {
+            // by harness name, so scale comes before scale-kafka
             return listing.filter(p -> p.getFileName().toString().endsWith(suffix))
-                    .sorted()
+                    .sorted(Comparator.comparing(p -> {
+                        String name = p.getFileName().toString();
+                        return name.substring(0, name.length() - suffix.length());
+                    }))
                     .toList();
         }
     }

@@ -82,7 +82,7 @@ public final class ScaleBenchmark {
                 Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
         measure(uri, 10, 2); // warm-up: class loading and JIT of the start path, not printed
-        List<Result> results = new ArrayList<>();
+        List<List<Result>> results = new ArrayList<>();
         for (int count : counts) {
             List<Result> perRun = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
@@ -92,18 +92,18 @@ public final class ScaleBenchmark {
                     System.out.printf(Locale.ROOT, "run %d: %s%n", run + 1, row(r));
                 }
             }
-            results.add(new Result(
-                    count,
-                    median(perRun.stream().mapToDouble(Result::startupMillis)),
-                    median(perRun.stream().mapToDouble(Result::idleCorePercent)),
-                    median(perRun.stream().mapToDouble(Result::heapMb)),
-                    (int) median(perRun.stream().mapToDouble(Result::threads))));
+            results.add(perRun);
         }
         System.out.println();
         System.out.println("| registrations | startup | idle CPU (share of one core) | heap | platform threads |");
         System.out.println("|---|---|---|---|---|");
-        for (Result r : results) {
-            System.out.println(row(r));
+        for (List<Result> perRun : results) {
+            System.out.println(row(new Result(
+                    perRun.getFirst().registrations(),
+                    median(perRun.stream().mapToDouble(Result::startupMillis)),
+                    median(perRun.stream().mapToDouble(Result::idleCorePercent)),
+                    median(perRun.stream().mapToDouble(Result::heapMb)),
+                    (int) median(perRun.stream().mapToDouble(Result::threads)))));
         }
         report(scheme, counts, idleSeconds, runs, results).write();
     }
@@ -120,7 +120,8 @@ public final class ScaleBenchmark {
     }
 
     /** The figures as a report: in memory the 1,000 registrations' idle CPU and heap with their targets. */
-    private static BenchReport report(String scheme, int[] counts, int idleSeconds, int runs, List<Result> results) {
+    private static BenchReport report(
+            String scheme, int[] counts, int idleSeconds, int runs, List<List<Result>> results) {
         BenchReport report = new BenchReport(
                 scheme.isEmpty() ? "scale" : "scale-" + scheme,
                 String.format(
@@ -134,20 +135,35 @@ public final class ScaleBenchmark {
         BenchReport.Goal none = BenchReport.Goal.NONE;
         boolean targets = scheme.isEmpty();
         boolean targetMeasured = false;
-        for (Result r : results) {
-            String n = String.format(Locale.ROOT, "%,d registrations: ", r.registrations());
-            boolean target = targets && r.registrations() == TARGET_REGISTRATIONS;
+        for (List<Result> perRun : results) {
+            int count = perRun.getFirst().registrations();
+            String n = String.format(Locale.ROOT, "%,d registration%s: ", count, count == 1 ? "" : "s");
+            boolean target = targets && count == TARGET_REGISTRATIONS;
             targetMeasured |= target;
-            report.figure(n + "startup", r.startupMillis(), "ms", none, Double.NaN);
+            report.figure(
+                    n + "startup",
+                    perRun.stream().mapToDouble(Result::startupMillis).toArray(),
+                    "ms",
+                    none,
+                    Double.NaN);
             report.figure(
                     n + "idle CPU",
-                    r.idleCorePercent(),
+                    perRun.stream().mapToDouble(Result::idleCorePercent).toArray(),
                     "% of a core",
                     target ? BenchReport.Goal.AT_MOST : none,
                     target ? 1.0 : Double.NaN);
             report.figure(
-                    n + "heap", r.heapMb(), "MB", target ? BenchReport.Goal.AT_MOST : none, target ? 200 : Double.NaN);
-            report.figure(n + "platform threads added", r.threads(), "threads", none, Double.NaN);
+                    n + "heap",
+                    perRun.stream().mapToDouble(Result::heapMb).toArray(),
+                    "MB",
+                    target ? BenchReport.Goal.AT_MOST : none,
+                    target ? 200 : Double.NaN);
+            report.figure(
+                    n + "platform threads added",
+                    perRun.stream().mapToDouble(Result::threads).toArray(),
+                    "threads",
+                    none,
+                    Double.NaN);
         }
         if (targets && !targetMeasured) {
             String n = String.format(Locale.ROOT, "%,d registrations: ", TARGET_REGISTRATIONS);
