@@ -87,9 +87,10 @@ step() {
     local started=$SECONDS status reason=
     echo
     echo "=== $name: ${main##*.} $* ($(date -u +%H:%M:%S), $(uptime | sed 's/.*load/load/'))"
+    echo "${main##*.} $*" >"$reports/$name.log"
     set +e
     timeout --kill-after=30s "${SHOVE_BENCH_STEP_TIMEOUT:-20m}" "${java[@]}" "$main" "$@" 2>&1 \
-        | tee "$reports/$name.log"
+        | tee -a "$reports/$name.log"
     status=${PIPESTATUS[0]}
     set -e
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
@@ -100,7 +101,10 @@ step() {
         reason="exited 0 but wrote no report $name.json"
     fi
     if [ -n "$reason" ]; then
-        echo "$reason; command: ${main##*.} $*; log: target/bench/$name.log" >"$reports/$name.failed"
+        # the first error the harness printed, if any, says more than its exit status
+        local error
+        error=$(grep -m1 -E 'Exception|Error' "$reports/$name.log" | cut -c1-200 || true)
+        echo "$reason${error:+: $error} (log: target/bench/$name.log)" >"$reports/$name.failed"
         failures+=("$name")
         echo "=== $name FAILED: $reason (see target/bench/$name.log); going on with the others"
     else
