@@ -17,7 +17,7 @@
 # harness writes its report to target/bench/<harness>.json and .md (scale on a broker: scale-<scheme>).
 #
 # `all` clears target/bench/, starts every broker, builds once, runs every harness one after another with runs=3 and
-# the sizes in ALL_* below (the whole run takes about half an hour on 2 cores), each with its console output in
+# the sizes in ALL_* below (sized for about half an hour on 2 cores), each with its console output in
 # target/bench/<harness>.log, then BenchSummary (target/bench/summary.md and .json: one table of every target, met or
 # not). A harness that fails, times out (SHOVE_BENCH_STEP_TIMEOUT, default 20m) or writes no report leaves
 # target/bench/<harness>.failed, is listed as failed in the summary, and makes `all` exit non-zero after the others
