@@ -17,6 +17,7 @@ import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -159,6 +160,42 @@ final class InMemoryTransport implements Transport {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * A batch for one plain queue goes in under one lock per chunk ({@link MemQueue#putAll}) and shares one completed
+     * future; a broadcast or sequenced topic publishes message by message.
+     */
+    @Override
+    public List<CompletableFuture<Void>> publishAll(Topic<?> topic, List<OutboundMessage> messages) {
+        if (topic.isBroadcast() || topic.isSequenced()) {
+            return Transport.super.publishAll(topic, messages);
+        }
+        MemQueue queue;
+        try {
+            checkOpen();
+            queue = existing(topic.name());
+        } catch (RuntimeException e) {
+            return Collections.nCopies(messages.size(), CompletableFuture.failedFuture(e));
+        }
+        List<MemMessage> batch = new ArrayList<>(messages.size());
+        for (OutboundMessage m : messages) {
+            batch.add(new MemMessage(m.payload(), m.headers(), System.currentTimeMillis()));
+        }
+        int done = queue.putAll(batch);
+        CompletableFuture<Void> accepted = CompletableFuture.completedFuture(null);
+        if (done == messages.size()) {
+            return Collections.nCopies(done, accepted);
+        }
+        PublishException failure = Thread.currentThread().isInterrupted()
+                ? new PublishException(
+                        "interrupted while waiting for room in queue of topic '" + topic.name() + "'", null)
+                : new PublishException(
+                        "the in-memory broker closed while publishing to queue '" + topic.name() + "'", null, false);
+        List<CompletableFuture<Void>> results = new ArrayList<>(messages.size());
+        results.addAll(Collections.nCopies(done, accepted));
+        results.addAll(Collections.nCopies(messages.size() - done, CompletableFuture.failedFuture(failure)));
+        return results;
     }
 
     private static String target(Topic<?> topic, OutboundMessage message) {

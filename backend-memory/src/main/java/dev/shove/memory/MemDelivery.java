@@ -13,6 +13,8 @@ final class MemDelivery implements Delivery {
     private final Map<String, String> headers;
     private final long sequence;
     private final int deliveryCount;
+    /** Its slot among its subscription's outstanding deliveries, or -1 before it is handed over. */
+    int slot = -1;
 
     /** {@code headers}: the message's, or those of a sequenced retry that waited in place before. */
     MemDelivery(

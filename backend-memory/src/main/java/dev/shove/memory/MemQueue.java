@@ -5,6 +5,7 @@ import dev.shove.PublishException;
 import dev.shove.ShoveHeaders;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -47,6 +48,8 @@ final class MemQueue {
     private final ArrayList<MemMessage> log = new ArrayList<>();
     /** Queue mode: the one reader; log mode: one per consumer group. */
     private final Map<String, Reader> readers = new LinkedHashMap<>();
+    /** The readers in creation order, as an array: dispatch walks them on every message, without an iterator. */
+    private Reader[] readerArray = new Reader[0];
 
     private long positions;
     private long base;
@@ -93,6 +96,8 @@ final class MemQueue {
         return readers.computeIfAbsent(isLog() ? group : "", g -> {
             Reader r = new Reader();
             r.cursor = base; // a new group reads from the oldest retained message (Kafka's "earliest")
+            readerArray = Arrays.copyOf(readerArray, readerArray.length + 1);
+            readerArray[readerArray.length - 1] = r;
             return r;
         });
     }
@@ -108,29 +113,66 @@ final class MemQueue {
                 throw new PublishException(
                         "the in-memory broker closed while publishing to queue '" + name + "'", null, false);
             }
-            message.position = positions++;
-            if (isLog()) {
-                log.add(message);
-                trim();
-            } else {
-                buffer.addLast(message);
-            }
+            append(message);
             dispatch();
         } finally {
             lock.unlock();
         }
     }
 
+    /**
+     * Appends messages in order, waiting for room as {@link #put} does, taking the lock once per {@value #PUT_CHUNK}
+     * messages rather than once per message. Returns how many were appended: all of them, unless the queue closed or
+     * the thread was interrupted (its flag is set again) while waiting for room.
+     */
+    int putAll(List<MemMessage> messages) {
+        int done = 0;
+        while (done < messages.size()) {
+            lock.lock();
+            try {
+                int end = Math.min(messages.size(), done + PUT_CHUNK);
+                while (done < end) {
+                    while (maxUnread() >= capacity && !closed) {
+                        notFull.await();
+                    }
+                    if (closed) {
+                        return done;
+                    }
+                    append(messages.get(done));
+                    done++;
+                    dispatch();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return done;
+            } finally {
+                lock.unlock();
+            }
+        }
+        return done;
+    }
+
+    /** How many messages {@link #putAll} appends under one hold of the lock, so settlements are not held up long. */
+    static final int PUT_CHUNK = 64;
+
+    /** Gives the message its position and appends it. Caller holds the lock. */
+    private void append(MemMessage message) {
+        message.position = positions++;
+        if (isLog()) {
+            log.add(message);
+            trim();
+        } else {
+            buffer.addLast(message);
+        }
+    }
+
     /** What the slowest reader has left to read (queue mode: the queue's length). Caller holds the lock. */
     private long maxUnread() {
         if (!isLog()) {
-            return buffer.size()
-                    + (readers.isEmpty()
-                            ? 0
-                            : readers.values().iterator().next().returned.size());
+            return buffer.size() + (readerArray.length == 0 ? 0 : readerArray[0].returned.size());
         }
         long max = 0;
-        for (Reader r : readers.values()) {
+        for (Reader r : readerArray) {
             max = Math.max(max, r.unread());
         }
         return max;
@@ -174,6 +216,31 @@ final class MemQueue {
             }
             reader.returned.add(message);
             dispatch();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A delivery of {@code subscription} was settled: for good, or returned ({@code requeue}) to its place. Under one
+     * lock, the message leaves the reader's books, the subscription's window grows back by one and the queue
+     * dispatches what the freed window allows, instead of one lock to settle and another to pump.
+     */
+    void release(Reader reader, MemMessage message, boolean requeue, MemSubscription subscription) {
+        lock.lock();
+        try {
+            reader.inFlight--;
+            if (requeue) {
+                if (!closed) {
+                    reader.returned.add(message);
+                }
+            } else if (!reader.waits.isEmpty()) {
+                reader.waits.remove(message);
+            }
+            subscription.windowReturned();
+            if (!closed) {
+                dispatch();
+            }
         } finally {
             lock.unlock();
         }
@@ -318,7 +385,7 @@ final class MemQueue {
     }
 
     private void dispatch() {
-        for (Reader r : readers.values()) {
+        for (Reader r : readerArray) {
             dispatch(r);
         }
     }

@@ -8,9 +8,9 @@ import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,7 +30,16 @@ final class MemSubscription implements Subscription {
     /** Shards (exclusive queues) this subscription is the active consumer of; guides where free shards go. */
     final AtomicInteger activeShards = new AtomicInteger();
 
-    private final Set<MemDelivery> outstanding = ConcurrentHashMap.newKeySet();
+    /**
+     * The deliveries handed over and not yet settled, one slot each (null: free). A delivery takes a unit of window
+     * before it is handed over and gives it back only after leaving its slot, so there is always a free slot for the
+     * next one: no set (and no node allocated) per message.
+     */
+    private final AtomicReferenceArray<@Nullable MemDelivery> outstanding;
+
+    /** Where the search for a free slot starts; racy on purpose (any start finds a free slot). */
+    private int nextSlot;
+
     private volatile boolean paused;
     private volatile boolean closed;
 
@@ -48,6 +57,7 @@ final class MemSubscription implements Subscription {
         this.group = group;
         this.sink = sink;
         this.window = new AtomicInteger(window);
+        this.outstanding = new AtomicReferenceArray<>(window);
         this.onClose = onClose;
     }
 
@@ -79,29 +89,60 @@ final class MemSubscription implements Subscription {
         }
     }
 
+    /** A unit of window comes back: a delivery left its slot. Called under the delivery's queue's lock. */
+    void windowReturned() {
+        window.incrementAndGet();
+    }
+
     /** Called under the queue's lock, in queue order. */
     void deliver(MemDelivery delivery) {
-        outstanding.add(delivery);
+        track(delivery);
         sink.deliver(delivery);
     }
 
     /** Hands over a run read from a log in one go; called under the queue's lock, in log order. */
     void deliverAll(List<MemDelivery> run) {
-        outstanding.addAll(run);
+        for (MemDelivery d : run) {
+            track(d);
+        }
         sink.deliverAll(run);
+    }
+
+    /** Puts a delivery, which holds a unit of window, into a free slot. */
+    private void track(MemDelivery delivery) {
+        int n = outstanding.length();
+        int start = nextSlot;
+        for (int i = 0; i < n; i++) {
+            int slot = (start + i) % n;
+            if (outstanding.get(slot) == null && outstanding.compareAndSet(slot, null, delivery)) {
+                delivery.slot = slot;
+                nextSlot = (slot + 1) % n;
+                return;
+            }
+        }
+        throw new IllegalStateException("subscription " + id + " on queue '" + delivery.queue.name
+                + "' received a delivery beyond its window of " + n + " (an in-memory broker bug)");
+    }
+
+    /** Takes a delivery out of its slot; false when it is not outstanding (settled before, or returned). */
+    private boolean untrack(MemDelivery delivery) {
+        int slot = delivery.slot;
+        return slot >= 0 && outstanding.compareAndSet(slot, delivery, null);
     }
 
     @Override
     public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
         MemDelivery d = (MemDelivery) delivery;
-        if (!outstanding.remove(d)) {
+        if (!untrack(d)) {
             callback.settled(new IllegalStateException(
                     "delivery " + d.deliveryId() + " is not outstanding on subscription " + id));
             return;
         }
         Throwable failure = null;
         try {
-            for (Settlement.Copy copy : settlement.copies()) {
+            List<Settlement.Copy> copies = settlement.copies();
+            for (int i = 0; i < copies.size(); i++) { // indexed: an ack's empty list makes no iterator
+                Settlement.Copy copy = copies.get(i);
                 switch (copy) {
                     case Settlement.Copy.ToHold hold -> broker.hold(d.queue.name, hold);
                     case Settlement.Copy.ToDeadLetter dead ->
@@ -112,13 +153,10 @@ final class MemSubscription implements Subscription {
         } catch (RuntimeException e) {
             failure = e;
         }
-        if (failure != null || settlement.action() == Settlement.Action.RETURN) {
-            d.queue.requeue(d.reader, d.message);
-        } else {
-            d.queue.settled(d.reader, d.message);
+        d.queue.release(d.reader, d.message, failure != null || settlement.action() == Settlement.Action.RETURN, this);
+        if (sources.size() > 1) {
+            pumpAll(); // the window freed may let another source (a shard) deliver
         }
-        window.incrementAndGet();
-        pumpAll();
         callback.settled(failure);
     }
 
@@ -155,7 +193,7 @@ final class MemSubscription implements Subscription {
         }
         for (Delivery delivery : abandoned) {
             MemDelivery d = (MemDelivery) delivery;
-            if (outstanding.remove(d)) {
+            if (untrack(d)) {
                 d.queue.settled(d.reader, d.message);
                 window.incrementAndGet();
             }
@@ -184,8 +222,9 @@ final class MemSubscription implements Subscription {
                 q.detach(this, r);
             }
         }
-        for (MemDelivery d : outstanding) {
-            if (outstanding.remove(d)) {
+        for (int slot = 0; slot < outstanding.length(); slot++) {
+            MemDelivery d = outstanding.get(slot);
+            if (d != null && untrack(d)) {
                 d.queue.requeue(d.reader, d.message);
             }
         }

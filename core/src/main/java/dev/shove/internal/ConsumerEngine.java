@@ -147,7 +147,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         lastReceivedMillis = System.currentTimeMillis();
         Job job = intake(delivery);
         if (job != null) {
-            ready.add(job);
+            if (Worker.takesNextOf(this)) {
+                ready.addQuietly(job); // the settling worker takes it next: no wake, no park
+            } else {
+                ready.add(job);
+            }
         }
     }
 
@@ -253,10 +257,15 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         try {
             while (!worker.retired) {
                 boolean probe;
-                List<Job> jobs;
+                List<Job> jobs = null;
+                Job one = null;
                 try {
                     probe = valve.awaitOpen();
-                    jobs = batch != null ? collectBatch(batch) : List.of(ready.take());
+                    if (batch != null) {
+                        jobs = collectBatch(batch);
+                    } else {
+                        one = ready.take();
+                    }
                 } catch (InterruptedException e) {
                     if (state >= STOPPING) {
                         break;
@@ -265,13 +274,17 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 }
                 if (!probe && !valve.isFlowing()) {
                     // paused, or the breaker opened, while this worker waited for work: the jobs wait too
-                    ready.addAll(jobs);
+                    if (jobs != null) {
+                        ready.addAll(jobs);
+                    } else {
+                        ready.add(one);
+                    }
                     continue;
                 }
-                if (batch != null) {
+                if (jobs != null) {
                     runBatch(worker, jobs);
                 } else {
-                    Job next = jobs.getFirst();
+                    Job next = one;
                     while (next != null && !worker.retired) {
                         next = runOne(worker, next);
                         if (next != null && !valve.isFlowing()) {
@@ -381,7 +394,14 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             verdict = crashed(List.of(job), t).getFirst();
         }
         if (verdict != null) {
-            apply(verdict, worker);
+            // Unsequenced, the worker goes back to the ready queue right after: what its settlement lets the
+            // transport deliver on this thread it takes itself, rather than wake a parked worker for it.
+            worker.takesNext = lanes == null;
+            try {
+                apply(verdict, worker);
+            } finally {
+                worker.takesNext = false;
+            }
         }
         Job next = worker.inlineNext;
         worker.inlineNext = null;

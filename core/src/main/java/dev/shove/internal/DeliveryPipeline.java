@@ -51,6 +51,8 @@ final class DeliveryPipeline<T, C> {
     private final Outcome timeoutOutcome;
     private final int maxMessageSize;
     private final boolean failAll;
+    /** The registration's required headers, as an array: a set's iterator would be one more object per message. */
+    private final String[] requiredHeaders;
     /** How long a poisoned key outlives its drained lane at least. */
     static final Duration POISON_GRACE = Duration.ofSeconds(60);
 
@@ -85,6 +87,7 @@ final class DeliveryPipeline<T, C> {
                 .orElse(0L);
         this.timeoutOutcome = options.handlerTimeoutOutcome();
         this.maxMessageSize = options.maxMessageSize().orElse(0);
+        this.requiredHeaders = options.requiredHeaders().toArray(String[]::new);
         CircuitBreakerConfig breaker = options.circuitBreaker().orElse(null);
         this.valve = new Valve(
                 topic.name(),
@@ -179,7 +182,7 @@ final class DeliveryPipeline<T, C> {
             throw new Unreadable(topic.codec().name() + ": " + firstLine(e));
         }
         Map<String, String> headers = job.delivery.headers();
-        for (String required : options.requiredHeaders()) {
+        for (String required : requiredHeaders) {
             if (!headers.containsKey(required)) {
                 meters.failed("decode");
                 throw new Unreadable("required header '" + required + "' is missing");
@@ -218,12 +221,25 @@ final class DeliveryPipeline<T, C> {
                 job.retryCount,
                 d.deliveryId(),
                 d.redelivered(),
-                count > 0 ? OptionalInt.of(count + job.runs) : OptionalInt.empty(),
+                count > 0 ? deliveryCount(count + job.runs) : OptionalInt.empty(),
                 d.headers(),
                 d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
                 d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
                 d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty(),
                 Optional.ofNullable(d.position()));
+    }
+
+    /** The delivery counts most messages have, made once: metadata is built for every message. */
+    private static final OptionalInt[] DELIVERY_COUNTS = new OptionalInt[16];
+
+    static {
+        for (int i = 1; i < DELIVERY_COUNTS.length; i++) {
+            DELIVERY_COUNTS[i] = OptionalInt.of(i);
+        }
+    }
+
+    private static OptionalInt deliveryCount(int count) {
+        return count < DELIVERY_COUNTS.length ? DELIVERY_COUNTS[count] : OptionalInt.of(count);
     }
 
     // ---------------------------------------------------------------- after the handler

@@ -29,9 +29,12 @@ final class InterceptorChain<T, C> {
         this.handler = handler;
     }
 
-    /** Calls the chain for one run of {@code job}, armed in the worker's watchdog {@code slot}. */
-    Outcome call(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, C context) throws Exception {
-        return new Call(job, slot, message, metadata, context).proceed();
+    /**
+     * One run of {@code job} through the chain, armed in the worker's watchdog {@code slot}, for {@link
+     * Worker#invoke}: one object that is both the worker's call and the interceptors' invocation.
+     */
+    Worker.Call callOf(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, C context) {
+        return new Call(job, slot, message, metadata, context);
     }
 
     /**
@@ -47,7 +50,7 @@ final class InterceptorChain<T, C> {
     }
 
     /** One call travelling down the chain. */
-    private final class Call implements Invocation {
+    private final class Call implements Invocation, Worker.Call {
         private final Job job;
         private final Watchdog.Slot slot;
         private final T message;
@@ -61,6 +64,11 @@ final class InterceptorChain<T, C> {
             this.message = message;
             this.metadata = metadata;
             this.context = context;
+        }
+
+        @Override
+        public Outcome call() throws Exception {
+            return proceed();
         }
 
         @Override

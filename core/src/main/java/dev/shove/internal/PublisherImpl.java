@@ -78,11 +78,11 @@ final class PublisherImpl implements Publisher {
         // and the others are published.
         SortedMap<Integer, Throwable> failures = new TreeMap<>();
         List<OutboundMessage> outbound = new ArrayList<>(messages.size());
-        List<Integer> indices = new ArrayList<>(messages.size());
+        int[] indices = new int[messages.size()]; // the index in messages of each outbound message
         for (int i = 0; i < messages.size(); i++) {
             try {
                 outbound.add(prepare(topic, messages.get(i), Map.of()));
-                indices.add(i);
+                indices[outbound.size() - 1] = i;
             } catch (RuntimeException e) {
                 failures.put(i, asPublishException(topic, e));
             }
@@ -101,16 +101,15 @@ final class PublisherImpl implements Publisher {
             try {
                 results.get(r).get();
             } catch (ExecutionException e) {
-                failures.put(indices.get(r), asPublishException(topic, unwrap(e)));
+                failures.put(indices[r], asPublishException(topic, unwrap(e)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (int j = r; j < results.size(); j++) {
                     CompletableFuture<Void> result = results.get(j);
                     if (!result.isDone()) {
-                        failures.put(
-                                indices.get(j), new PublishException("interrupted while waiting for the broker", e));
+                        failures.put(indices[j], new PublishException("interrupted while waiting for the broker", e));
                     } else if (result.isCompletedExceptionally()) {
-                        failures.put(indices.get(j), asPublishException(topic, unwrap(result.exceptionNow())));
+                        failures.put(indices[j], asPublishException(topic, unwrap(result.exceptionNow())));
                     }
                 }
                 break;
@@ -135,13 +134,15 @@ final class PublisherImpl implements Publisher {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(userHeaders, "headers");
-        for (Map.Entry<String, String> h : userHeaders.entrySet()) {
-            if (ShoveHeaders.isReserved(h.getKey())) {
-                throw new IllegalArgumentException(
-                        "header '%s' uses the reserved prefix '%s' (publishing to topic '%s'); rename it"
-                                .formatted(h.getKey(), ShoveHeaders.PREFIX, topic.name()));
+        if (!userHeaders.isEmpty()) { // an empty map's iterator is still an object per message
+            for (Map.Entry<String, String> h : userHeaders.entrySet()) {
+                if (ShoveHeaders.isReserved(h.getKey())) {
+                    throw new IllegalArgumentException(
+                            "header '%s' uses the reserved prefix '%s' (publishing to topic '%s'); rename it"
+                                    .formatted(h.getKey(), ShoveHeaders.PREFIX, topic.name()));
+                }
+                Objects.requireNonNull(h.getValue(), () -> "header '" + h.getKey() + "' has a null value");
             }
-            Objects.requireNonNull(h.getValue(), () -> "header '" + h.getKey() + "' has a null value");
         }
         byte[] payload;
         try {

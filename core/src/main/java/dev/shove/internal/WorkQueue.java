@@ -57,6 +57,20 @@ final class WorkQueue<E> {
         unpark(wake);
     }
 
+    /**
+     * Appends an item without waking anyone: for a taker that comes back for it at once (a worker whose settlement let
+     * the transport hand over the next delivery). If more items wait when it takes one, it wakes the next taker as
+     * always, so nothing waits behind a sleeping worker.
+     */
+    void addQuietly(E item) {
+        lock.lock();
+        try {
+            items.addLast(item);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Appends the items in order; wakes one idle taker, which wakes the next if items remain. */
     void addAll(Collection<? extends E> more) {
         if (more.isEmpty()) {

@@ -16,7 +16,13 @@ final class Worker {
         Object call() throws Exception;
     }
 
+    /** The worker whose thread this is, on a worker's thread; empty elsewhere. */
+    private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
     final Watchdog.Slot slot;
+    /** The consumer whose worker this is. */
+    final Watchdog.Owner owner;
+
     private final Thread thread;
     private final long timeoutNanos;
     private final Metrics.ConsumerMeters meters;
@@ -45,6 +51,13 @@ final class Worker {
     Job inlineNext;
 
     /**
+     * Set while this worker settles a job after which it goes straight back to the consumer's ready queue: a delivery
+     * the settlement lets the transport hand over on this thread is queued without waking another worker, since this
+     * one takes it next (engine's use; the worker's own thread only).
+     */
+    boolean takesNext;
+
+    /**
      * @param watched the consumer's group of watched slots, which counts its handlers in progress
      * @param idle told after each call, so that a drain waiting for quiet looks again
      * @param loop the consumer's worker loop, run on the new thread
@@ -58,11 +71,24 @@ final class Worker {
             Runnable idle,
             Consumer<Worker> loop) {
         this.slot = new Watchdog.Slot(owner);
+        this.owner = owner;
         this.timeoutNanos = timeoutNanos;
         this.meters = meters;
         this.watched = watched;
         this.idle = idle;
-        this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> loop.accept(this));
+        this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> {
+            CURRENT.set(this);
+            loop.accept(this);
+        });
+    }
+
+    /**
+     * Whether the calling thread is a worker of {@code owner} that is settling a job and takes the next one from the
+     * ready queue right after ({@link #takesNext}).
+     */
+    static boolean takesNextOf(Watchdog.Owner owner) {
+        Worker w = CURRENT.get();
+        return w != null && w.owner == owner && w.takesNext;
     }
 
     void start() {
