@@ -41,11 +41,13 @@ import org.apache.kafka.common.errors.WakeupException;
  *       are kept).
  * </ul>
  *
- * <p>So outside a long poll no wake-up is ever pending, and nothing but the poll itself sees one, with one exception:
- * the group's rebalance callbacks run inside {@code poll}, and their blocking calls (a commit of the revoked
- * partitions, reading committed offsets, resolving a start position) can meet the one wake-up of that long poll. Those
- * calls go through {@link #retryWoken}, which calls again once: a second {@link WakeupException} cannot happen (no
- * second wake-up is issued in the same long poll) and would be a bug, so it is thrown.
+ * <p>So outside a long poll no wake-up is ever pending (but after a poll that failed: the poll thread then shuts down
+ * through the retried calls below, and the classic consumer's {@code close} disables wake-ups), and nothing but the
+ * poll itself sees one, with one exception: the group's rebalance callbacks run inside {@code poll}, and their
+ * blocking calls (a commit of the revoked partitions, reading committed offsets, resolving a start position) can meet
+ * the one wake-up of that long poll. Those calls go through {@link #retryWoken}, which calls again once: a second
+ * {@link WakeupException} cannot happen (no second wake-up is issued in the same long poll) and would be a bug, so it
+ * is thrown.
  *
  * <p>Why {@value #IDLE_POLL_SECONDS} s: the wake-ups make the timeout irrelevant for latency (settlements, seeks,
  * pauses and close all wake the poll), and the client keeps fetching (every {@code fetch.max.wait.ms}), heartbeating
