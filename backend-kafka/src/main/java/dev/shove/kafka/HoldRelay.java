@@ -59,7 +59,14 @@ import org.slf4j.LoggerFactory;
  */
 final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HoldRelay.class);
-    private static final long MAX_WAIT_MS = 100;
+    /**
+     * The longest the relay blocks in {@code poll} with nothing due: it is woken for anything else (an acknowledgement,
+     * close), see {@link PollWaker}.
+     */
+    private static final long MAX_WAIT_MS = PollWaker.IDLE_POLL_TIMEOUT.toMillis();
+
+    /** The first poll of a restarted relay, after which it reports itself running again. */
+    private static final long RESTARTED_POLL_MS = 100;
 
     /** The first wait before a failed relay is restarted; it doubles with each failure in a row. */
     static final Duration RESTART_BACKOFF_MIN = Duration.ofSeconds(1);
@@ -105,6 +112,8 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
 
     // Relay thread only; the consumer and the partition state are replaced on every restart.
     private KafkaConsumer<byte[], byte[]> consumer;
+    /** Wakes the relay's long poll when an acknowledgement comes or the relay closes; replaced with the consumer. */
+    private volatile @Nullable PollWaker waker;
     /** Transactional mode: the relay's own transactional producer (replaced on every restart), else null. */
     private @Nullable KafkaProducer<byte[], byte[]> txProducer;
     /** Transactional mode: the records of this round, sent in its transaction. */
@@ -206,6 +215,8 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         }
         consumer = new KafkaConsumer<>(
                 transport.consumerProperties(groupId, transport.clientId("relay-" + topic.name()), 500));
+        PollWaker w = new PollWaker(consumer);
+        waker = w;
         List<String> holdTopics =
                 topic.holdTiers().stream().map(HoldTier::queue).toList();
         try {
@@ -219,10 +230,15 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
                     waitMs =
                             Math.min(waitMs, transport.config().commitInterval().toMillis());
                 }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(Math.max(1, waitMs)))) {
-                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    waiting.computeIfAbsent(tp, k -> new ArrayDeque<>()).addLast(r);
+                if (!up) {
+                    waitMs = Math.min(waitMs, RESTARTED_POLL_MS); // report the recovery soon after a restart
                 }
+                w.longPoll(Duration.ofMillis(Math.max(1, waitMs)), () -> !closing && acks.isEmpty(), records -> {
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                        waiting.computeIfAbsent(tp, k -> new ArrayDeque<>()).addLast(r);
+                    }
+                });
                 if (!up) {
                     up = true;
                     log.info("the hold relay of topic '{}' runs again", topic.name());
@@ -306,7 +322,10 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             acks.add(new Ack(state, offset, moved, null)); // done once the round commits, or the relay restarts
             return;
         }
-        transport.relay(out, failure -> acks.add(new Ack(state, offset, moved, failure)));
+        transport.relay(out, failure -> {
+            acks.add(new Ack(state, offset, moved, failure));
+            wake();
+        });
     }
 
     private KafkaProducer<byte[], byte[]> newTransactionalProducer() {
@@ -485,7 +504,8 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
             return;
         }
         try {
-            consumer.commitSync(offsets, transport.config().apiTimeout());
+            PollWaker.retryWoken(
+                    () -> consumer.commitSync(offsets, transport.config().apiTimeout()));
         } catch (RuntimeException e) {
             log.warn(
                     "the hold relay of topic '{}' could not commit {}: {}; those retries may be delivered twice",
@@ -531,7 +551,16 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
         }
     }
 
+    /** Cuts the relay's long poll short: an acknowledgement came, or the relay closes. Any thread. */
+    private void wake() {
+        PollWaker w = waker;
+        if (w != null) {
+            w.wake();
+        }
+    }
+
     private void shutdown() {
+        waker = null;
         try {
             settleAndCommit(new ArrayList<>(owned.values()));
             owned.clear();
@@ -564,6 +593,7 @@ final class HoldRelay implements ConsumerRebalanceListener, AutoCloseable {
     public void close() {
         closing = true;
         closed.countDown();
+        wake();
         registry.remove(upGauge);
         registry.remove(restarts);
         if (Thread.currentThread() == thread) {

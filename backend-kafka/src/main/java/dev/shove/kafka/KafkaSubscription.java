@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
 final class KafkaSubscription implements Subscription, ConsumerRebalanceListener {
     private static final Logger log = LoggerFactory.getLogger(KafkaSubscription.class);
 
-    /** How long the poll thread blocks in {@code poll} when it has room and nothing else to do. */
+    /** How long the poll thread blocks in {@code poll} when it has records in flight but nothing else to do. */
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -95,6 +95,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final PartitionSeeker seeker;
     private final PollInbox inbox;
     private final PartitionHandover handover;
+    private final PollWaker waker;
 
     private final PollState pollState;
     // The parts of the poll state this class uses most, shared with the helpers.
@@ -140,6 +141,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }
         this.consumer = new KafkaConsumer<>(properties);
+        this.waker = new PollWaker(consumer);
         this.stallWatch = new StallWatch(
                 queue,
                 request.consumerId(),
@@ -171,7 +173,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 .name("shove-kafka-poll-" + request.consumerId())
                 .daemon()
                 .unstarted(this::run);
-        this.inbox = new PollInbox(pollThread, owned, committer, seeker, callbacks, broadcast);
+        this.inbox = new PollInbox(pollThread, waker, owned, committer, seeker, callbacks, broadcast);
         this.handover = new PartitionHandover(
                 consumer, transport.config(), request, pollState, inbox, committer, seeker, callbacks);
     }
@@ -326,6 +328,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
         pause();
         closing = true;
+        waker.wake(); // an idle poll thread blocks in a long poll
         awaitFinished();
         stallWatch.close();
         transport.closed(this);
@@ -369,6 +372,8 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     if (System.nanoTime() - lastPollNanos >= PAUSED_POLL_NANOS) {
                         poll(Duration.ZERO);
                     }
+                } else if (idle()) {
+                    waker.longPoll(PollWaker.IDLE_POLL_TIMEOUT, this::idle, this::received);
                 } else {
                     poll(committer.hasUncommitted() ? transport.config().commitInterval() : POLL_TIMEOUT);
                 }
@@ -386,11 +391,30 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     }
 
     private void poll(Duration timeout) {
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        received(consumer.poll(timeout));
+    }
+
+    private void received(ConsumerRecords<byte[], byte[]> records) {
         lastPollNanos = System.nanoTime();
         for (ConsumerRecord<byte[], byte[]> r : records) {
             backlog.addLast(r);
         }
+    }
+
+    /**
+     * Whether the poll thread has nothing to do but wait for records: nothing in flight, nothing fetched and not handed
+     * out, nothing to commit, no returned record to read again, nothing in its inbox, not paused and not closing. Then
+     * it polls for {@link PollWaker#IDLE_POLL_TIMEOUT}; whatever ends this state from another thread (a settlement, a
+     * wait, a move, the pause, close) queues it first and wakes the poll after ({@link PollWaker}).
+     */
+    private boolean idle() {
+        return !closing
+                && outstanding.get() == 0
+                && backlog.isEmpty()
+                && !committer.hasUncommitted()
+                && !seeker.hasSeeks()
+                && !inbox.paused()
+                && inbox.isEmpty();
     }
 
     /** Hands backlog records to the engine while the window has room. */

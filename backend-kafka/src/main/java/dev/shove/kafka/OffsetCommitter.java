@@ -134,7 +134,7 @@ final class OffsetCommitter {
             return;
         }
         try {
-            consumer.commitSync(offsets, config.apiTimeout());
+            PollWaker.retryWoken(() -> consumer.commitSync(offsets, config.apiTimeout())); // in a revocation too
             for (PartitionState state : states) {
                 OffsetAndMetadata om = offsets.get(state.partition);
                 if (om != null) {

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * engine, then waits (up to {@code revocationTimeout}) for its in-flight records, commits what is contiguous, and lets
  * go; lost, it lets go at once. A broadcast subscriber, outside any group, takes every partition itself.
  *
- * <p>Poll thread only: the group's callbacks run inside {@code poll}; not thread-safe.
+ * <p>Poll thread only: the group's callbacks run inside {@code poll}, possibly a long poll that another thread wakes,
+ * so the blocking calls go through {@link PollWaker#retryWoken}; not thread-safe.
  */
 final class PartitionHandover {
     private static final Logger log = LoggerFactory.getLogger(PartitionHandover.class);
@@ -78,7 +79,7 @@ final class PartitionHandover {
      */
     void assignEverything() {
         List<TopicPartition> partitions = new ArrayList<>();
-        for (var info : consumer.partitionsFor(queue, config.apiTimeout())) {
+        for (var info : PollWaker.retryWoken(() -> consumer.partitionsFor(queue, config.apiTimeout()))) {
             partitions.add(new TopicPartition(queue, info.partition()));
         }
         consumer.assign(partitions);
@@ -99,7 +100,7 @@ final class PartitionHandover {
             consumer.seekToEnd(partitions);
         }
         for (TopicPartition tp : partitions) {
-            consumer.position(tp, config.apiTimeout()); // resolve now, not at the first fetch
+            PollWaker.retryWoken(() -> consumer.position(tp, config.apiTimeout())); // now, not at the first fetch
         }
     }
 
@@ -143,7 +144,7 @@ final class PartitionHandover {
         }
         try {
             Map<TopicPartition, OffsetAndMetadata> committed =
-                    consumer.committed(new HashSet<>(partitions), config.apiTimeout());
+                    PollWaker.retryWoken(() -> consumer.committed(new HashSet<>(partitions), config.apiTimeout()));
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
                 PartitionState state = owned.get(e.getKey().partition());
                 if (e.getValue() == null || state == null) {

@@ -24,7 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  * seeks back to read returned records again. After an engine move the moved partitions start afresh at the new
  * position, which is committed soon, so the whole group goes on from there.
  *
- * <p>Poll thread only, like the {@code KafkaConsumer} it seeks; not thread-safe.
+ * <p>Poll thread only, like the {@code KafkaConsumer} it seeks; not thread-safe. Its blocking calls may run in a
+ * rebalance callback, inside a long poll, so they go through {@link PollWaker#retryWoken}.
  */
 final class PartitionSeeker {
     /** A move asked by the engine, carried out on the poll thread. */
@@ -106,7 +107,7 @@ final class PartitionSeeker {
                     old.takeAll(ready); // settled records waiting for a commit: the move supersedes it
                     committer.partitionMoved(tp.partition()); // their copies still go out (transactional mode)
                 }
-                owned.put(tp.partition(), new PartitionState(tp, consumer.position(tp)));
+                owned.put(tp.partition(), new PartitionState(tp, PollWaker.retryWoken(() -> consumer.position(tp))));
             }
             committer.countCompletion(); // commit the new positions soon
             if (!seeks.isEmpty()) {
@@ -143,7 +144,8 @@ final class PartitionSeeker {
                 for (TopicPartition tp : partitions) {
                     times.put(tp, t.time().toEpochMilli());
                 }
-                Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(times, config.apiTimeout());
+                Map<TopicPartition, OffsetAndTimestamp> found =
+                        PollWaker.retryWoken(() -> consumer.offsetsForTimes(times, config.apiTimeout()));
                 List<TopicPartition> none = new ArrayList<>();
                 for (TopicPartition tp : partitions) {
                     OffsetAndTimestamp at = found.get(tp);
@@ -162,8 +164,8 @@ final class PartitionSeeker {
 
     private void checkInLog(Collection<TopicPartition> partitions, long offset, Position position) {
         Duration timeout = config.apiTimeout();
-        Map<TopicPartition, Long> first = consumer.beginningOffsets(partitions, timeout);
-        Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+        Map<TopicPartition, Long> first = PollWaker.retryWoken(() -> consumer.beginningOffsets(partitions, timeout));
+        Map<TopicPartition, Long> end = PollWaker.retryWoken(() -> consumer.endOffsets(partitions, timeout));
         for (TopicPartition tp : partitions) {
             if (offset < first.getOrDefault(tp, 0L) || offset > end.getOrDefault(tp, 0L)) {
                 throw new IllegalArgumentException("position " + position + " is not in partition " + tp.partition()

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What other threads hand to one consumer's poll thread, and how the poll thread applies it: settlements (a record
  * done, or returned to be read again), the waits of sequenced retries, the engine's moves, and its pause. The other
- * threads only queue a note and wake the poll thread if it sleeps here; the notes are applied on the poll thread, in
- * {@link #apply}, because the partition states and the {@code KafkaConsumer} belong to it.
+ * threads only queue a note and wake the poll thread if it sleeps here or in a long poll ({@link PollWaker}); the
+ * notes are applied on the poll thread, in {@link #apply}, because the partition states and the {@code KafkaConsumer} belong to it.
  *
  * <p>The adding methods, {@link #pause} and {@link #paused} are for any thread, and so is {@link #applyLateNotes} once
  * the poll thread has made its last commit; the rest is poll thread only.
@@ -39,6 +39,7 @@ final class PollInbox {
     private record WaitNote(KafkaDelivery delivery, WaitingOffsets.Wait retry) {}
 
     private final Thread pollThread;
+    private final PollWaker waker;
     private final Map<Integer, PartitionState> owned;
     private final OffsetCommitter committer;
     private final PartitionSeeker seeker;
@@ -57,12 +58,14 @@ final class PollInbox {
 
     PollInbox(
             Thread pollThread,
+            PollWaker waker,
             Map<Integer, PartitionState> owned,
             OffsetCommitter committer,
             PartitionSeeker seeker,
             SettleCallbacks callbacks,
             boolean broadcast) {
         this.pollThread = pollThread;
+        this.waker = waker;
         this.owned = owned;
         this.committer = committer;
         this.seeker = seeker;
@@ -90,23 +93,31 @@ final class PollInbox {
     /** From now on nothing is handed out, returned records are not read again, and nothing is committed past them. */
     void pause() {
         paused = true;
+        wake();
     }
 
     boolean paused() {
         return paused;
     }
 
+    /** Wakes the poll thread if it sleeps here, or blocks in a long poll ({@link PollWaker}); after the note is queued. */
     private void wake() {
         if (sleeping) {
             sleeping = false;
             LockSupport.unpark(pollThread);
         }
+        waker.wake();
     }
 
     // ---------------------------------------------------------------- poll thread
 
     boolean hasSeekRequests() {
         return !seekRequests.isEmpty();
+    }
+
+    /** Whether nothing waits to be applied: no note, no wait, no move. */
+    boolean isEmpty() {
+        return notes.isEmpty() && waitNotes.isEmpty() && seekRequests.isEmpty();
     }
 
     /** Fails the moves still asked for: the consumer is closing. */
