@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * End-to-end latency, publish → handler entry, of shove's consumer against the raw client's natural low-latency
@@ -37,8 +38,9 @@ import org.HdrHistogram.Histogram;
  * drain rate of a backlog, which on a small machine is a load the publisher alone could not offer. The offered load
  * is half of it. Then, per run, each mode in turn (raw, then shove), each on a fresh topic of its own with the same
  * publisher code: probe messages until the consumer handles one (so a consumer group's join is not measured), a
- * warm-up of {@code warmup} seconds at the offered load, not recorded, then the measured phase of {@code seconds}
- * seconds (or {@code messages} messages), then a wait for the consumer to handle everything.
+ * warm-up of {@code warmup} seconds at the offered load, not recorded, and a wait until the consumer has caught up
+ * with it (so a backlog of a cold start is not measured); then the measured phase of {@code seconds} seconds (or
+ * {@code messages} messages) on a schedule of its own, then a wait for the consumer to handle everything.
  *
  * <p><b>The messages</b> are ~100-byte JSON records carrying their intended send time as {@link System#nanoTime()}
  * (the publisher and the consumers share this JVM, so the clocks agree). The handler side takes {@code nanoTime()}
@@ -58,7 +60,8 @@ import org.HdrHistogram.Histogram;
  * publishing thread, but here the samples are recorded by consumers that receive in batches, and nothing is omitted
  * (each message carries its own due time), so the correction would invent samples that never existed. Messages
  * still not handled {@code drain} seconds after the last was due are recorded as having waited that long (a lower
- * bound) and the run says so. The publisher's own lag (send time - due time) is printed per mode too.
+ * bound) and the run says so. The publisher's own lag (when it came to send a message - its due time) in the
+ * measured phase is printed per mode too.
  *
  * <p>The consumers: see {@link MemoryLatency}, {@link KafkaLatency}, {@link RabbitMqLatency}, {@link NatsLatency},
  * {@link RedisLatency} and {@link SqsLatency}. shove's is a plain consumer group on the same broker connection: one
@@ -390,28 +393,17 @@ public final class LatencyBenchmark {
         String what = shove ? "shove's consumer" : "the raw consumer";
         try (Lane lane = shove ? shove(backend.broker(), topic, sink) : backend.raw(topic, prefetch, sink)) {
             awaitReady(lane, sink, what, topic);
-            double interval = 1e9 / rate;
-            long total = warmupCount + measuredCount;
-            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
-            sink.measureFrom = start + (long) (warmupCount * interval);
-            Histogram lag = new Histogram(3);
             Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            for (long i = 0; i < total; i++) {
-                long due = start + (long) (i * interval);
-                long now = System.nanoTime();
-                while (now < due) {
-                    LockSupport.parkNanos(due - now);
-                    now = System.nanoTime();
-                }
-                send(lane, new Msg("m-" + i, due, NOTE), inFlight, failure, topic);
-                lag.recordValue(Math.max(0, System.nanoTime() - due));
-            }
-            long lastDue = start + (long) ((total - 1) * interval);
-            long deadline = Math.max(lastDue, System.nanoTime()) + TimeUnit.SECONDS.toNanos(drainSeconds);
-            while (sink.handled() < total && System.nanoTime() < deadline) {
-                Thread.sleep(2);
-            }
+            long total = warmupCount + measuredCount;
+            // warm-up, not recorded; then the consumer catches up, so that a backlog of a cold start is not measured
+            long warmupDue = pace(lane, rate, System.nanoTime(), 0, warmupCount, null, inFlight, failure, topic);
+            awaitHandled(sink, warmupCount, warmupDue);
+            Histogram lag = new Histogram(3);
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+            sink.measureFrom = start;
+            long lastDue = pace(lane, rate, start, warmupCount, measuredCount, lag, inFlight, failure, topic);
+            awaitHandled(sink, total, lastDue);
             if (!inFlight.tryAcquire(MAX_IN_FLIGHT, drainSeconds, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the broker did not confirm "
                         + (MAX_IN_FLIGHT - inFlight.availablePermits()) + " publishes to topic '" + topic.name()
@@ -449,6 +441,47 @@ public final class LatencyBenchmark {
                     missing,
                     ms(lag.getValueAtPercentile(99)),
                     ms(lag.getMaxValue()));
+        }
+    }
+
+    /**
+     * Publishes messages {@code first} to {@code first + count - 1}, message {@code i} due at {@code start + (i -
+     * first) / rate}: parks until a message is due, or sends at once when behind; each message carries its due time.
+     *
+     * @return the due time of the last message
+     */
+    private static long pace(
+            Lane lane,
+            double rate,
+            long start,
+            long first,
+            long count,
+            @Nullable Histogram lag,
+            Semaphore inFlight,
+            AtomicReference<Throwable> failure,
+            Topic<Msg> topic)
+            throws Exception {
+        double interval = 1e9 / rate;
+        for (long n = 0; n < count; n++) {
+            long due = start + (long) (n * interval);
+            long now = System.nanoTime();
+            while (now < due) {
+                LockSupport.parkNanos(due - now);
+                now = System.nanoTime();
+            }
+            if (lag != null) {
+                lag.recordValue(Math.max(0, System.nanoTime() - due));
+            }
+            send(lane, new Msg("m-" + (first + n), due, NOTE), inFlight, failure, topic);
+        }
+        return start + (long) ((count - 1) * interval);
+    }
+
+    /** Waits until the sink handled {@code count} messages, or {@code drain} seconds after {@code lastDue}. */
+    private void awaitHandled(Sink sink, long count, long lastDue) throws InterruptedException {
+        long deadline = Math.max(lastDue, System.nanoTime()) + TimeUnit.SECONDS.toNanos(drainSeconds);
+        while (sink.handled() < count && System.nanoTime() < deadline) {
+            Thread.sleep(2);
         }
     }
 
