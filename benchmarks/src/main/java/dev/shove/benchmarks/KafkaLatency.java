@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@link LatencyBenchmark} on Kafka (shove's default {@link KafkaConfig}: 8 partitions). The raw consumer is the
  * plain poll loop: one {@code KafkaConsumer} of a fresh group on a platform thread, {@code poll(100 ms)}, each record
  * decoded and handled on the poll thread, {@code commitAsync} per poll, {@code max.poll.records} the client's
- * default of 500 (or {@code prefetch}, if smaller).
+ * default of 500 (or {@code prefetch}, if smaller), {@code fetch.max.wait.ms} 100 as shove's consumer sets it.
  */
 final class KafkaLatency implements LatencyBenchmark.Backend {
     private final String bootstrap;
@@ -52,6 +52,7 @@ final class KafkaLatency implements LatencyBenchmark.Backend {
         p.put("auto.offset.reset", "earliest");
         p.put("enable.auto.commit", "false");
         p.put("max.poll.records", Integer.toString(Math.min(prefetch, 500)));
+        p.put("fetch.max.wait.ms", "100"); // as shove's consumer sets it
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);

@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * reads it; the rate the raw consumer handles messages at in the second half of the phase (the first warms up the
  * JIT, the client and the broker) is the raw mode's maximum. It is the rate of the whole pipeline (publisher, broker and consumer share this machine's cores), not the
  * drain rate of a backlog, which on a small machine is a load the publisher alone could not offer. The offered load
- * is half of it. Then, per run, each mode in turn (raw, then shove), each on a fresh topic of its own with the same
+ * is half of it. Then, per run, each mode in turn (raw first in odd runs, shove first in even ones), each on a fresh topic of its own with the same
  * publisher code: probe messages until the consumer handles one (so a consumer group's join is not measured), a
  * warm-up of {@code warmup} seconds at the offered load, not recorded, and a wait until the consumer has caught up
  * with it (so a backlog of a cold start is not measured); then the measured phase of {@code seconds} seconds (or
@@ -315,7 +315,10 @@ public final class LatencyBenchmark {
                     measuredCount);
             Result[][] results = new Result[2][runs];
             for (int run = 0; run < runs; run++) {
-                for (int mode = 0; mode < 2; mode++) {
+                // the order alternates: the mode that follows the saturation phase (or the other mode) meets a
+                // busier broker and JIT, so neither should always go first
+                for (int step = 0; step < 2; step++) {
+                    int mode = (step + run) % 2;
                     String name = mode == 0 ? "raw" : "shove";
                     Topic<Msg> topic = topic(backend, name + (run + 1), suffix);
                     try {
