@@ -8,6 +8,7 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.Topic;
+import dev.shove.conformance.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -69,8 +70,7 @@ class KafkaCrashIT {
                         .as("nothing came back from the hold yet")
                         .isEmpty();
             } finally {
-                child.destroyForcibly(); // SIGKILL: no drain, no commit, no leave-group
-                child.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(child); // SIGKILL: no drain, no commit, no leave-group
                 reader.join(5_000);
             }
             assertThat(secondAttempts(lines))
@@ -127,8 +127,7 @@ class KafkaCrashIT {
                 await().atMost(Duration.ofSeconds(30)).until(() -> committedWaits(name) == 5);
                 assertThat(firstAttempts(lines)).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
             } finally {
-                child.destroyForcibly(); // SIGKILL: no drain, no commit, no leave-group
-                child.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(child); // SIGKILL: no drain, no commit, no leave-group
                 reader.join(5_000);
             }
             assertThat(secondAttempts(lines))
@@ -207,19 +206,8 @@ class KafkaCrashIT {
     }
 
     private static Process startChild(String topic, long tierMs, String... more) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-        command.add(RetryingChild.class.getName());
-        command.add(KafkaFixture.bootstrap());
-        command.add(topic);
-        command.add(Long.toString(tierMs));
-        command.addAll(List.of(more));
-        return new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        List<String> args = new ArrayList<>(List.of(KafkaFixture.bootstrap(), topic, Long.toString(tierMs)));
+        args.addAll(List.of(more));
+        return ChildJvm.start(RetryingChild.class, args.toArray(String[]::new));
     }
 }

@@ -7,12 +7,12 @@ import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
+import dev.shove.conformance.ChildJvm;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -83,8 +83,7 @@ class KafkaTransactionsIT {
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> replyCounts(replyName, "read_committed").size() == messages);
             } finally {
-                second.destroyForcibly();
-                second.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(second);
                 secondReader.join(5_000);
             }
 
@@ -199,20 +198,12 @@ class KafkaTransactionsIT {
 
     private static Process startChild(String topic, String replyTopic, String clientName, int haltAfter)
             throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-        command.add(TransactionalReplyChild.class.getName());
-        command.add(KafkaFixture.bootstrap());
-        command.add(topic);
-        command.add(replyTopic);
-        command.add(clientName);
-        command.add(Integer.toString(haltAfter));
-        return new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        return ChildJvm.start(
+                TransactionalReplyChild.class,
+                KafkaFixture.bootstrap(),
+                topic,
+                replyTopic,
+                clientName,
+                Integer.toString(haltAfter));
     }
 }

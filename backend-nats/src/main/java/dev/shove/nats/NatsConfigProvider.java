@@ -80,20 +80,8 @@ public final class NatsConfigProvider implements BrokerConfigProvider {
         if (credentialsFile != null) {
             b.credentialsFile(Path.of(credentialsFile));
         }
-        String trustStore = p.string("trustStore");
-        String trustStorePassword = p.string("trustStorePassword");
-        if (trustStore != null) {
-            b.trustStore(Path.of(trustStore), trustStorePassword == null ? "" : trustStorePassword);
-        } else if (trustStorePassword != null) {
-            throw new IllegalArgumentException(what + ": trustStorePassword is given without trustStore");
-        }
-        String keyStore = p.string("keyStore");
-        String keyStorePassword = p.string("keyStorePassword");
-        if (keyStore != null) {
-            b.keyStore(Path.of(keyStore), keyStorePassword == null ? "" : keyStorePassword);
-        } else if (keyStorePassword != null) {
-            throw new IllegalArgumentException(what + ": keyStorePassword is given without keyStore");
-        }
+        p.store("trustStore", b::trustStore);
+        p.store("keyStore", b::keyStore);
         if (Boolean.FALSE.equals(p.bool("tlsHostnameVerification"))) {
             b.noTlsHostnameVerification();
         }

@@ -8,20 +8,19 @@ import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
 import dev.shove.Topic;
+import dev.shove.conformance.ChildJvm;
 import io.nats.client.Connection;
 import io.nats.client.api.ConsumerInfo;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -83,8 +82,7 @@ class NatsCrashIT {
                     return main.getAckFloor().getStreamSequence() >= MESSAGES && main.getNumAckPending() == 0;
                 });
             } finally {
-                child.destroyForcibly(); // SIGKILL
-                child.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(child); // SIGKILL
                 reader.join(5_000);
             }
             assertThat(lines.stream().filter(l -> l.startsWith("HANDLED ")).count())
@@ -145,8 +143,7 @@ class NatsCrashIT {
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> attempts(lines).size() == 5);
             } finally {
-                child.destroyForcibly();
-                child.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(child);
                 reader.join(5_000);
             }
             Set<Integer> hung = attempts(lines);
@@ -196,8 +193,7 @@ class NatsCrashIT {
                 await().atMost(Duration.ofSeconds(30)).until(() -> storedWaits(name) == 5);
                 assertThat(attempts(lines)).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
             } finally {
-                child.destroyForcibly();
-                child.waitFor(30, TimeUnit.SECONDS);
+                ChildJvm.kill(child);
                 reader.join(5_000);
             }
 
@@ -282,19 +278,6 @@ class NatsCrashIT {
     }
 
     private static Process startChild(String topic, long tierMs, String mode) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-        command.add(NatsChild.class.getName());
-        command.add(NatsTestSupport.URL);
-        command.add(topic);
-        command.add(Long.toString(tierMs));
-        command.add(mode);
-        return new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        return ChildJvm.start(NatsChild.class, NatsTestSupport.URL, topic, Long.toString(tierMs), mode);
     }
 }

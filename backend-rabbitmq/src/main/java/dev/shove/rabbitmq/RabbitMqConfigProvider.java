@@ -4,7 +4,6 @@ import dev.shove.BrokerConfig;
 import dev.shove.spi.BrokerConfigProvider;
 import dev.shove.spi.UriParameters;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -71,13 +70,7 @@ public final class RabbitMqConfigProvider implements BrokerConfigProvider {
         if (Boolean.TRUE.equals(p.bool("quorumQueues"))) {
             b.quorumQueues();
         }
-        String trustStore = p.string("trustStore");
-        String trustStorePassword = p.string("trustStorePassword");
-        if (trustStore != null) {
-            b.trustStore(Path.of(trustStore), trustStorePassword == null ? "" : trustStorePassword);
-        } else if (trustStorePassword != null) {
-            throw new IllegalArgumentException(what + ": trustStorePassword is given without trustStore");
-        }
+        p.store("trustStore", b::trustStore);
         if (Boolean.FALSE.equals(p.bool("tlsHostnameVerification"))) {
             b.noTlsHostnameVerification();
         }

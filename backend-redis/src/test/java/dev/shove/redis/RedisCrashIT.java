@@ -7,16 +7,15 @@ import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
 import dev.shove.Topic;
+import dev.shove.conformance.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -179,8 +178,7 @@ class RedisCrashIT {
     }
 
     private static void kill(Process child) throws InterruptedException {
-        child.destroyForcibly(); // SIGKILL: no drain, no acknowledgement, no hand-back
-        child.waitFor(30, TimeUnit.SECONDS);
+        ChildJvm.kill(child); // SIGKILL: no drain, no acknowledgement, no hand-back
     }
 
     /** The messages handled with this retry count, by the child's lines. */
@@ -195,20 +193,7 @@ class RedisCrashIT {
     }
 
     private static Process startChild(String topic, long tierMs, String mode, List<String> lines) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-        command.add(RedisChild.class.getName());
-        command.add(RedisTestSupport.uri());
-        command.add(topic);
-        command.add(Long.toString(tierMs));
-        command.add(mode);
-        Process child = new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        Process child = ChildJvm.start(RedisChild.class, RedisTestSupport.uri(), topic, Long.toString(tierMs), mode);
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader r =
                     new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

@@ -66,10 +66,11 @@ final class BenchReport {
 
     private record Ratio(String name, Metric metric, String numerator, String denominator, Goal goal, double target) {}
 
-    private record Figure(String name, double value, String unit, Goal goal, double target) {}
+    private record Figure(String name, double value, double[] perRun, String unit, Goal goal, double target) {}
 
     private final String harness;
     private final String setup;
+    private final double loadAtStart = loadAverage();
     private final Map<String, Mode> modes = new LinkedHashMap<>();
     private final List<Ratio> ratios = new ArrayList<>();
     private final List<Figure> figures = new ArrayList<>();
@@ -123,7 +124,21 @@ final class BenchReport {
      * @param target the target ({@code NaN} with {@link Goal#NONE})
      */
     void figure(String name, double value, String unit, Goal goal, double target) {
-        figures.add(new Figure(name, value, unit, goal, target));
+        figures.add(new Figure(name, value, new double[0], unit, goal, target));
+    }
+
+    /**
+     * Adds an absolute figure measured once per run, with its target: its value is the median of the runs, and the
+     * runs are shown beside it.
+     *
+     * @param name e.g. {@code 1,000 registrations: idle CPU}
+     * @param perRun the figure of each run, in run order
+     * @param unit e.g. {@code ms}, {@code B/msg}, {@code % of a core}
+     * @param goal how the median is held against {@code target}
+     * @param target the target ({@code NaN} with {@link Goal#NONE})
+     */
+    void figure(String name, double[] perRun, String unit, Goal goal, double target) {
+        figures.add(new Figure(name, median(perRun), perRun.clone(), unit, goal, target));
     }
 
     /** {@return the median of a mode's recorded figure, {@code NaN} without runs} */
@@ -142,12 +157,22 @@ final class BenchReport {
         if (n == null || d == null) {
             return Double.NaN;
         }
+        return median(perRunRatios(metric, numerator, denominator));
+    }
+
+    /** The ratio numerator / denominator of each run both modes have, in run order; empty if either has none. */
+    private double[] perRunRatios(Metric metric, String numerator, String denominator) {
+        Mode n = modes.get(numerator);
+        Mode d = modes.get(denominator);
+        if (n == null || d == null) {
+            return new double[0];
+        }
         int runs = Math.min(n.runs().size(), d.runs().size());
         double[] perRun = new double[runs];
         for (int i = 0; i < runs; i++) {
             perRun[i] = n.runs().get(i)[metric.ordinal()] / d.runs().get(i)[metric.ordinal()];
         }
-        return median(perRun);
+        return perRun;
     }
 
     /** Writes {@code <harness>.json} and {@code <harness>.md} and prints the Markdown. */
@@ -159,6 +184,10 @@ final class BenchReport {
         root.put("setup", setup);
         root.put("time", Instant.now().toString());
         root.put("cores", Runtime.getRuntime().availableProcessors());
+        // the machine's load (1-minute average, as uptime prints it) when the harness began and when it ended: on a
+        // shared machine it says how much else ran meanwhile
+        putNumber(root, "loadAtStart", loadAtStart);
+        putNumber(root, "loadAtEnd", loadAverage());
         ArrayNode modeArray = root.putArray("modes");
         for (Mode m : modes.values()) {
             ObjectNode node = modeArray.addObject();
@@ -174,7 +203,7 @@ final class BenchReport {
         ArrayNode targets = root.putArray("targets");
         for (Ratio r : ratios) {
             double value = ratioValue(r.metric(), r.numerator(), r.denominator());
-            addTarget(
+            ObjectNode node = addTarget(
                     targets,
                     r.name() + " (" + r.metric().name().toLowerCase(Locale.ROOT) + " " + r.numerator() + "/"
                             + r.denominator() + ")",
@@ -182,9 +211,13 @@ final class BenchReport {
                     "x",
                     r.goal(),
                     r.target());
+            putRuns(node, perRunRatios(r.metric(), r.numerator(), r.denominator()));
         }
         for (Figure f : figures) {
-            addTarget(targets, f.name(), f.value(), f.unit(), f.goal(), f.target());
+            ObjectNode node = addTarget(targets, f.name(), f.value(), f.unit(), f.goal(), f.target());
+            if (f.perRun().length > 0) {
+                putRuns(node, f.perRun());
+            }
         }
         try {
             Files.createDirectories(dir);
@@ -203,7 +236,7 @@ final class BenchReport {
         return Path.of(System.getProperty("shove.bench.dir", "target/bench"));
     }
 
-    /** {@return one harness's Markdown: a table of its modes, then one of its targets} */
+    /** {@return one harness's Markdown: a table of its modes (if it has any), then one of its targets and ratios} */
     static String markdown(com.fasterxml.jackson.databind.JsonNode root) {
         StringBuilder out = new StringBuilder();
         out.append("### ")
@@ -214,47 +247,78 @@ final class BenchReport {
                 .append(root.path("time").asText())
                 .append(", ")
                 .append(root.path("cores").asInt())
-                .append(" cores)\n\n");
-        out.append("| mode | what | runs | msg/s (median) | client CPU us/msg | B/msg |\n|---|---|---|---|---|---|\n");
-        for (var m : root.path("modes")) {
-            out.append("| ")
-                    .append(m.path("id").asText())
-                    .append(" | ")
-                    .append(m.path("label").asText())
-                    .append(" | ")
-                    .append(m.path("runs").asInt())
-                    .append(" | ")
-                    .append(format(m.path("rate"), "%,.0f"))
-                    .append(" | ")
-                    .append(format(m.path("cpuMicros"), "%.2f"))
-                    .append(" | ")
-                    .append(format(m.path("bytes"), "%,.0f"))
-                    .append(" |\n");
+                .append(" cores");
+        if (root.path("loadAtStart").isNumber() && root.path("loadAtEnd").isNumber()) {
+            out.append(String.format(
+                    Locale.ROOT,
+                    ", load average %.1f at the start, %.1f at the end",
+                    root.path("loadAtStart").asDouble(),
+                    root.path("loadAtEnd").asDouble()));
+        }
+        out.append(")\n\n");
+        if (!root.path("modes").isEmpty()) {
+            out.append(
+                    "| mode | what | runs | msg/s (median) | client CPU us/msg | B/msg |\n|---|---|---|---|---|---|\n");
+            for (var m : root.path("modes")) {
+                out.append("| ")
+                        .append(m.path("id").asText())
+                        .append(" | ")
+                        .append(m.path("label").asText())
+                        .append(" | ")
+                        .append(m.path("runs").asInt())
+                        .append(" | ")
+                        .append(format(m.path("rate"), "%,.0f"))
+                        .append(" | ")
+                        .append(format(m.path("cpuMicros"), "%.2f"))
+                        .append(" | ")
+                        .append(format(m.path("bytes"), "%,.0f"))
+                        .append(" |\n");
+            }
+            out.append('\n');
         }
         if (!root.path("targets").isEmpty()) {
-            out.append("\n| figure | value | target | met |\n|---|---|---|---|\n");
+            out.append("| figure | value | per run | target | met |\n|---|---|---|---|---|\n");
             for (var t : root.path("targets")) {
                 out.append("| ")
                         .append(t.path("name").asText())
                         .append(" | ")
-                        .append(format(t.path("value"), "%,.2f"))
-                        .append(' ')
-                        .append(t.path("unit").asText())
+                        .append(value(t))
+                        .append(" | ")
+                        .append(perRun(t))
                         .append(" | ")
                         .append(t.path("target").asText())
                         .append(" | ")
                         .append(t.path("met").asText())
                         .append(" |\n");
             }
+            out.append('\n');
         }
-        return out.append('\n').toString();
+        return out.toString();
+    }
+
+    /** {@return a target's value with its unit, {@code -} when not measured} */
+    static String value(com.fasterxml.jackson.databind.JsonNode target) {
+        return target.path("value").isNumber()
+                ? String.format(Locale.ROOT, "%,.2f", target.path("value").asDouble()) + " "
+                        + target.path("unit").asText()
+                : "-";
+    }
+
+    /** {@return a target's per-run values, {@code 0.60 / 0.80 / 0.79}, empty for a figure measured once} */
+    static String perRun(com.fasterxml.jackson.databind.JsonNode target) {
+        List<String> values = new ArrayList<>();
+        for (var v : target.path("perRun")) {
+            values.add(format(v, "%,.2f"));
+        }
+        return String.join(" / ", values);
     }
 
     private static String format(com.fasterxml.jackson.databind.JsonNode value, String pattern) {
         return value.isNumber() ? String.format(Locale.ROOT, pattern, value.asDouble()) : "-";
     }
 
-    private static void addTarget(ArrayNode targets, String name, double value, String unit, Goal goal, double target) {
+    private static ObjectNode addTarget(
+            ArrayNode targets, String name, double value, String unit, Goal goal, double target) {
         ObjectNode node = targets.addObject();
         node.put("name", name);
         putNumber(node, "value", value);
@@ -265,6 +329,25 @@ final class BenchReport {
         } else {
             node.put("target", goal.symbol + " " + String.format(Locale.ROOT, "%,.2f", target) + " " + unit);
             node.put("met", Double.isNaN(value) ? "not measured" : goal.met(value, target) ? "met" : "NOT met");
+        }
+        return node;
+    }
+
+    /** {@return the system's load average over the last minute, {@code NaN} where the platform has none} */
+    private static double loadAverage() {
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                .getSystemLoadAverage();
+        return load < 0 ? Double.NaN : load;
+    }
+
+    private static void putRuns(ObjectNode node, double[] values) {
+        ArrayNode perRun = node.putArray("perRun");
+        for (double v : values) {
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                perRun.addNull();
+            } else {
+                perRun.add(v);
+            }
         }
     }
 

@@ -53,6 +53,11 @@ import java.util.function.IntFunction;
  * machine. On a shared, noisy machine it moves far less between runs than the rate does, so it is the figure to
  * compare two versions of the engine by.
  *
+ * <p><b>Report.</b> Besides the console lines, the runs go to {@link BenchReport} {@code memory} ({@code
+ * target/bench/memory.json} and {@code .md}) with the targets of issue 13: the {@code byte[]} topic at least 0.5x the
+ * raw hand-off (d/a) with at most 150 bytes allocated per message (the median of (d)'s runs), the JSON topic at least
+ * 0.8x the raw JSON hand-off (c/b); c/a is shown without a target.
+ *
  * <p>Arguments (all optional, {@code key=value}): {@code runs} (3), {@code messages} (1_000_000), {@code capacity}
  * (the in-memory broker's queue capacity and the raw queue's, {@value InMemoryConfig#DEFAULT_CAPACITY}), {@code
  * prefetch} (100), {@code modes} (abcd).
@@ -62,6 +67,13 @@ public final class MemoryBenchmark {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String NOTE = "x".repeat(30);
+    private static final String[] ID = {"a", "b", "c", "d"};
+    private static final String[] LABEL = {
+        "raw hand-off (ArrayBlockingQueue, two threads)",
+        "raw hand-off, JSON encoded and decoded",
+        "shove JSON topic, no-op handler",
+        "shove byte[] topic, no-op handler"
+    };
 
     private final int messages;
     private final int capacity;
@@ -96,12 +108,28 @@ public final class MemoryBenchmark {
                 prefetch,
                 runs,
                 Runtime.getRuntime().availableProcessors());
+        BenchReport report = new BenchReport(
+                "memory",
+                String.format(
+                        Locale.ROOT,
+                        "In memory: %,d messages (~100-byte JSON) per mode and run after a warm-up of a tenth, queue"
+                                + " capacity %,d, shove prefetch %d, %d run(s)",
+                        messages,
+                        capacity,
+                        prefetch,
+                        runs));
         Result[][] results = new Result[4][runs];
         for (int run = 0; run < runs; run++) {
             results[0][run] = modes.contains("a") ? measure(this::rawHandOff) : Result.SKIPPED;
             results[1][run] = modes.contains("b") ? measure(this::rawHandOffJson) : Result.SKIPPED;
             results[2][run] = modes.contains("c") ? measure(this::shoveJson) : Result.SKIPPED;
             results[3][run] = modes.contains("d") ? measure(this::shoveRaw) : Result.SKIPPED;
+            for (int m = 0; m < 4; m++) {
+                Result r = results[m][run];
+                if (r != Result.SKIPPED) {
+                    report.run(ID[m], LABEL[m], r.rate(), r.cpuNanosPerMessage() / 1000, r.bytesPerMessage());
+                }
+            }
             Result a = results[0][run];
             Result b = results[1][run];
             Result c = results[2][run];
@@ -162,6 +190,29 @@ public final class MemoryBenchmark {
                 rate[2] / rate[0],
                 rate[2] / rate[1],
                 rate[3] / rate[0]);
+        report.ratio(
+                "shove byte[] topic / raw hand-off", BenchReport.Metric.RATE, "d", "a", BenchReport.Goal.AT_LEAST, 0.5);
+        report.figure(
+                "shove byte[] topic: bytes allocated per message (d)",
+                Arrays.stream(results[3]).mapToDouble(Result::bytesPerMessage).toArray(),
+                "B/msg",
+                BenchReport.Goal.AT_MOST,
+                150);
+        report.ratio(
+                "shove JSON topic / raw JSON hand-off",
+                BenchReport.Metric.RATE,
+                "c",
+                "b",
+                BenchReport.Goal.AT_LEAST,
+                0.8);
+        report.ratio(
+                "shove JSON topic / raw hand-off",
+                BenchReport.Metric.RATE,
+                "c",
+                "a",
+                BenchReport.Goal.NONE,
+                Double.NaN);
+        report.write();
     }
 
     /** A mode: moves {@code count} messages and returns its rate; the allocation is measured around it. */

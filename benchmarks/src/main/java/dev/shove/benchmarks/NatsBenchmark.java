@@ -1,5 +1,6 @@
 package dev.shove.benchmarks;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shove.Broker;
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.Outcome;
@@ -17,6 +18,7 @@ import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,17 +40,39 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>(b) raw, pull {@code fetch(100)} on a consumer with {@code AckPolicy.All}, one ack per batch (its last
  *       message): the best raw mode, the reference of the 0.8x target;
  *   <li>(c) shove: one consumer, prefetch 100, no-op handler (shove acks each message, written in batches with one
- *       flush per batch).
+ *       flush per batch);
+ *   <li>(d) raw as (a), each message decoded from JSON to the same record type shove decodes it to (Jackson, as
+ *       shove's default codec): the fair floor for a library that decodes and acks each message;
+ *   <li>(e) raw as (b), each message decoded likewise: the best raw mode doing the work shove does.
  * </ul>
  *
- * A rate is measured from the first message handled to the last. Prints messages/s per run, then the median of the
- * runs and the ratios c/a and c/b.
+ * A rate is measured from the first message handled to the last; the process's CPU time per message over the same
+ * mode (its consumer's set-up included, the publishing before it not) is printed with it. Prints one line per run,
+ * then the median of the runs and the ratios of shove to each raw mode.
+ *
+ * <p><b>Report.</b> The runs go to {@link BenchReport} {@code nats} ({@code target/bench/nats.json} and {@code .md})
+ * with the ratios c/d (the decoding floor), c/e, c/a and c/b, all without a target (issue 13 sets none for NATS).
  *
  * <p>Arguments (all optional, {@code key=value}): {@code url} (env {@code SHOVE_NATS_URL}, default {@code
- * nats://127.0.0.1:4222}), {@code runs} (3), {@code messages} (100_000), {@code batch} (100), {@code modes} (abc).
+ * nats://127.0.0.1:4222}), {@code runs} (3), {@code messages} (100_000), {@code batch} (100), {@code modes} (abcde).
  */
 public final class NatsBenchmark {
     record Msg(String id, String key, long amount, String note) {}
+
+    /** One mode's run: messages per second, and the process's CPU microseconds per message. */
+    record Result(double rate, double cpuMicros) {
+        static final Result SKIPPED = new Result(Double.NaN, Double.NaN);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] ID = {"a", "b", "c", "d", "e"};
+    private static final String[] LABEL = {
+        "raw fetch 100 + ack each, no decoding",
+        "raw fetch 100 + AckAll per batch, no decoding",
+        "shove, one consumer, no-op handler",
+        "raw fetch 100 + ack each, decoding JSON",
+        "raw fetch 100 + AckAll per batch, decoding JSON"
+    };
 
     private final String url;
     private final int messages;
@@ -59,7 +83,7 @@ public final class NatsBenchmark {
         this.url = args.textOrEnv("url", "SHOVE_NATS_URL", "nats://127.0.0.1:4222");
         this.messages = args.integer("messages", 100_000);
         this.batch = args.integer("batch", 100);
-        this.modes = args.text("modes", "abc");
+        this.modes = args.text("modes", "abcde");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -88,37 +112,78 @@ public final class NatsBenchmark {
             broker.topology().declare(topic);
             JetStreamManagement jsm = raw.jetStreamManagement();
             try {
-                double[][] rates = new double[3][runs];
+                BenchReport report = new BenchReport(
+                        "nats",
+                        String.format(
+                                Locale.ROOT,
+                                "NATS JetStream, file storage: %,d messages (~100-byte JSON) per mode and run, pull"
+                                        + " batch %d, shove prefetch %d, %d run(s)",
+                                messages,
+                                batch,
+                                batch,
+                                runs));
+                Result[][] results = new Result[5][runs];
                 for (int run = 0; run < runs; run++) {
-                    rates[0][run] = modes.contains("a") ? raw(broker, topic, raw, false, run) : Double.NaN;
-                    rates[1][run] = modes.contains("b") ? raw(broker, topic, raw, true, run) : Double.NaN;
-                    rates[2][run] = modes.contains("c") ? shove(broker, topic, raw, run) : Double.NaN;
-                    System.out.printf(
+                    results[0][run] = modes.contains("a") ? raw(broker, topic, raw, false, false, run) : Result.SKIPPED;
+                    results[1][run] = modes.contains("b") ? raw(broker, topic, raw, true, false, run) : Result.SKIPPED;
+                    results[2][run] = modes.contains("c") ? shove(broker, topic, raw, run) : Result.SKIPPED;
+                    results[3][run] = modes.contains("d") ? raw(broker, topic, raw, false, true, run) : Result.SKIPPED;
+                    results[4][run] = modes.contains("e") ? raw(broker, topic, raw, true, true, run) : Result.SKIPPED;
+                    StringBuilder line = new StringBuilder("run " + (run + 1) + ":");
+                    for (int m = 0; m < 5; m++) {
+                        Result r = results[m][run];
+                        if (r != Result.SKIPPED) {
+                            report.run(ID[m], LABEL[m], r.rate(), r.cpuMicros(), Double.NaN);
+                            line.append(String.format(
+                                    Locale.ROOT,
+                                    "  (%s) %s %,.0f/s (%.2f us CPU/msg)",
+                                    ID[m],
+                                    LABEL[m],
+                                    r.rate(),
+                                    r.cpuMicros()));
+                        }
+                    }
+                    double c = results[2][run].rate();
+                    line.append(String.format(
                             Locale.ROOT,
-                            "run %d: (a) raw fetch %d + ack each %,.0f/s  (b) raw fetch %d + AckAll %,.0f/s"
-                                    + "  (c) shove no-op %,.0f/s  c/a %.2f  c/b %.2f%n",
-                            run + 1,
-                            batch,
-                            rates[0][run],
-                            batch,
-                            rates[1][run],
-                            rates[2][run],
-                            rates[2][run] / rates[0][run],
-                            rates[2][run] / rates[1][run]);
+                            "  c/a %.2f  c/b %.2f  c/d %.2f  c/e %.2f",
+                            c / results[0][run].rate(),
+                            c / results[1][run].rate(),
+                            c / results[3][run].rate(),
+                            c / results[4][run].rate()));
+                    System.out.println(line);
                 }
-                double a = median(rates[0]);
-                double b = median(rates[1]);
-                double c = median(rates[2]);
-                System.out.printf(
+                StringBuilder median = new StringBuilder("median of " + runs + ":");
+                for (int m = 0; m < 5; m++) {
+                    median.append(String.format(
+                            Locale.ROOT,
+                            "  (%s) %,.0f/s (%.2f us CPU/msg)",
+                            ID[m],
+                            report.median(ID[m], BenchReport.Metric.RATE),
+                            report.median(ID[m], BenchReport.Metric.CPU)));
+                }
+                median.append(String.format(
                         Locale.ROOT,
-                        "median of %d: (a) %,.0f/s  (b) %,.0f/s  (c) %,.0f/s  c/a %.2f  c/b %.2f (ratios of the"
-                                + " medians; compare the per-run ratios above too)%n",
-                        runs,
-                        a,
-                        b,
-                        c,
-                        c / a,
-                        c / b);
+                        "  c/a %.2f  c/b %.2f  c/d %.2f  c/e %.2f (medians of the per-run ratios)",
+                        report.ratioValue(BenchReport.Metric.RATE, "c", "a"),
+                        report.ratioValue(BenchReport.Metric.RATE, "c", "b"),
+                        report.ratioValue(BenchReport.Metric.RATE, "c", "d"),
+                        report.ratioValue(BenchReport.Metric.RATE, "c", "e")));
+                System.out.println(median);
+                BenchReport.Goal none = BenchReport.Goal.NONE;
+                report.ratio(
+                        "shove / raw ack each, decoding JSON", BenchReport.Metric.RATE, "c", "d", none, Double.NaN);
+                report.ratio("shove / raw AckAll, decoding JSON", BenchReport.Metric.RATE, "c", "e", none, Double.NaN);
+                report.ratio("shove / raw ack each", BenchReport.Metric.RATE, "c", "a", none, Double.NaN);
+                report.ratio("shove / raw AckAll", BenchReport.Metric.RATE, "c", "b", none, Double.NaN);
+                report.ratio(
+                        "shove / raw ack each, decoding JSON: CPU per message",
+                        BenchReport.Metric.CPU,
+                        "c",
+                        "d",
+                        none,
+                        Double.NaN);
+                report.write();
             } finally {
                 try {
                     jsm.deleteStream(topic.name());
@@ -147,13 +212,18 @@ public final class NatsBenchmark {
         }
     }
 
-    /** (a) and (b): a raw pull consumer of its own, starting at the messages just published. */
-    private double raw(Broker<Nats> broker, Topic<Msg> topic, Connection connection, boolean ackAll, int run)
+    /**
+     * (a), (b), (d) and (e): a raw pull consumer of its own, starting at the messages just published; acknowledging
+     * each message or the last of each batch, decoding each message's JSON or not.
+     */
+    private Result raw(
+            Broker<Nats> broker, Topic<Msg> topic, Connection connection, boolean ackAll, boolean decode, int run)
             throws Exception {
         JetStreamManagement jsm = connection.jetStreamManagement();
         long start = jsm.getStreamInfo(topic.name()).getStreamState().getLastSequence() + 1;
         publish(broker, topic, messages);
-        String durable = "raw-" + (ackAll ? "all-" : "each-") + run;
+        long cpu = processCpuNanos();
+        String durable = "raw-" + (ackAll ? "all-" : "each-") + (decode ? "json-" : "") + run;
         jsm.addOrUpdateConsumer(
                 topic.name(),
                 ConsumerConfiguration.builder()
@@ -173,13 +243,14 @@ public final class NatsBenchmark {
             while (seen < messages) {
                 List<Message> got = sub.fetch(batch, Duration.ofSeconds(2));
                 if (got.isEmpty()) {
-                    throw new IllegalStateException("raw run saw " + seen + " of " + messages + " messages");
+                    throw new IllegalStateException("raw consumer " + durable + " of stream " + topic.name() + " saw "
+                            + seen + " of " + messages + " messages, then nothing for 2 s");
                 }
                 if (first == 0) {
                     first = System.nanoTime();
                 }
                 for (Message m : got) {
-                    bytes += m.getData().length;
+                    bytes += decode ? JSON.readValue(m.getData(), Msg.class).amount() : m.getData().length;
                     if (!ackAll) {
                         m.ack();
                     }
@@ -195,11 +266,11 @@ public final class NatsBenchmark {
         }
         long last = System.nanoTime();
         sink.addAndGet(bytes);
-        return rate(messages, first, last);
+        return new Result(rate(messages, first, last), (processCpuNanos() - cpu) / 1000.0 / messages);
     }
 
     /** (c): one shove consumer of a group of its own (starting at the messages just published), prefetch {@code batch}, no-op handler. */
-    private double shove(Broker<Nats> broker, Topic<Msg> topic, Connection connection, int run) throws Exception {
+    private Result shove(Broker<Nats> broker, Topic<Msg> topic, Connection connection, int run) throws Exception {
         long start = connection
                         .jetStreamManagement()
                         .getStreamInfo(topic.name())
@@ -207,6 +278,7 @@ public final class NatsBenchmark {
                         .getLastSequence()
                 + 1;
         publish(broker, topic, messages);
+        long cpu = processCpuNanos();
         AtomicInteger handled = new AtomicInteger();
         AtomicLong first = new AtomicLong();
         AtomicLong last = new AtomicLong();
@@ -234,12 +306,13 @@ public final class NatsBenchmark {
                 });
         group.start();
         boolean finished = done.await(10, TimeUnit.MINUTES);
+        double cpuMicros = (processCpuNanos() - cpu) / 1000.0 / messages;
         SupervisorOutcome outcome = group.stop(Duration.ofSeconds(30));
         if (!finished || !outcome.isClean()) {
-            throw new IllegalStateException(
-                    "shove run did not finish cleanly: handled " + handled.get() + " of " + messages + ", " + outcome);
+            throw new IllegalStateException("shove run on " + topic.name() + " did not finish cleanly: handled "
+                    + handled.get() + " of " + messages + ", " + outcome);
         }
-        return rate(messages, first.get(), last.get());
+        return new Result(rate(messages, first.get(), last.get()), cpuMicros);
     }
 
     private static final AtomicLong sink = new AtomicLong();
@@ -248,9 +321,8 @@ public final class NatsBenchmark {
         return count / ((lastNanos - firstNanos) / 1e9);
     }
 
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 }

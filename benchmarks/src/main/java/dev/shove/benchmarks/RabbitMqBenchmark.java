@@ -16,6 +16,7 @@ import dev.shove.Topic;
 import dev.shove.rabbitmq.RabbitMq;
 import dev.shove.rabbitmq.RabbitMqConfig;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -24,7 +25,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -35,42 +35,69 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
- * RabbitMQ throughput, shove against the raw {@code amqp-client}, same broker, same run, same messages: a durable
- * queue holding persistent ~100-byte JSON messages, published (by shove's publisher, with confirms) before each mode
- * reads them:
+ * RabbitMQ throughput, shove against the raw {@code amqp-client} and against Spring AMQP's listener containers, same
+ * broker, same run, same messages: a durable queue holding persistent ~100-byte JSON messages, published (by shove's
+ * publisher, with confirms) before each mode reads them, each mode its own fresh copy:
  *
  * <ul>
- *   <li>(a) raw, manual ack, prefetch 100, one multiple-ack every 50 deliveries: the best raw mode in PERFORMANCE.md,
- *       the reference of the 0.8x target;
+ *   <li>(a) raw, manual ack, prefetch 100, one multiple-ack every 50 deliveries: the best raw mode in PERFORMANCE.md;
+ *       issue 13's target: shove at least 0.9x this;
  *   <li>(b) raw, manual ack, prefetch 100, each delivery acknowledged on its own;
- *   <li>(c) shove: one consumer, prefetch 100, no-op handler.
+ *   <li>(c) shove: one consumer, prefetch 100, no-op handler;
+ *   <li>(d) Spring AMQP {@code SimpleMessageListenerContainer}, prefetch 100, a batch listener of 50 decoding each
+ *       message, one multiple-ack per batch;
+ *   <li>(e) Spring AMQP {@code DirectMessageListenerContainer}, prefetch 100, {@code messagesPerAck} 50, a listener
+ *       decoding each message.
  * </ul>
  *
- * A rate is measured from the first message handled to the last. Prints messages/s per run, then the median of the
- * runs and the ratios c/a and c/b.
+ * (d) and (e) and their configurations are described in {@link SpringAmqpPeers}; the best of the two in each run
+ * (the higher rate) is recorded as the mode {@code max(d,e)}, and issue 13's target is shove at least 1.0x that. Like
+ * shove, the Spring modes decode every message's JSON into the same record; the raw modes (a) and (b) do not decode.
  *
- * <p><b>Round trips of a retry</b> (target 4 of PERFORMANCE.md: a retried message costs at most 3 broker round trips
- * more than an acked one). On a fresh topic with a 1 s hold tier, shove first handles {@code roundTripMessages}
- * messages that are acknowledged, then as many that are retried once (the handler returns {@link Outcome#retry()}
- * at {@code retryCount} 0 and acknowledges the copy). For each phase the management API's per-queue {@code
- * message_stats} of the topic's queues are read before and after (the broker refreshes them every {@code
+ * <p>A rate is measured from the first message handled to the last. Each mode's client CPU time per message is
+ * measured too: the process's CPU time ({@code com.sun.management.OperatingSystemMXBean#getProcessCpuTime()}) from
+ * just before its consumer starts (after the mode's messages are published) until its consumer is closed, divided by
+ * the messages (the broker is another process). Prints each run's rates and CPU, then the medians, and writes them
+ * with issue 13's targets through {@link BenchReport} as {@code rabbitmq.json} and {@code rabbitmq.md}. After each
+ * mode the queue must be empty; messages left in it are reported and purged, so the next mode starts from its own
+ * copy. Before the measured runs each mode reads {@code warmup} messages once, uncounted, so that class loading and
+ * the JIT's first compilations (Spring's container classes load only when (d) first runs) do not land in run 1.
+ *
+ * <p><b>Round trips of a retry</b> (mode r; target 4 of PERFORMANCE.md: a retried message costs at most 3 broker
+ * round trips more than an acked one). On a fresh topic with a 1 s hold tier, shove first handles {@code
+ * roundTripMessages} messages that are acknowledged, then as many that are retried once (the handler returns {@link
+ * Outcome#retry()} at {@code retryCount} 0 and acknowledges the copy). For each phase the management API's per-queue
+ * {@code message_stats} of the topic's queues are read before and after (the broker refreshes them every {@code
  * collect_statistics_interval}, 5 s by default, so the harness waits until they settle). Per message it prints what
  * clients did: publishes (the benchmark's own, plus shove's copies into the hold queue, the only publisher there),
  * deliveries ({@code deliver_get} of the main queue) and acknowledgements ({@code ack}); the broker's own move of an
  * expired copy from the hold queue back to the main queue (a TTL dead-letter) is no client round trip and is left
- * out. Per-queue figures, unlike {@code /api/overview}, are not disturbed by other work on the broker.
+ * out. Per-queue figures, unlike {@code /api/overview}, are not disturbed by other work on the broker. The report
+ * gets the per-message totals as figures without a target.
  *
  * <p>Arguments (all optional, {@code key=value}): {@code uri} (env {@code SHOVE_RABBITMQ_URI}, default {@code
  * amqp://guest:guest@127.0.0.1:5672}), {@code management} ({@code http://127.0.0.1:15672}, guest/guest), {@code runs}
- * (3), {@code messages} (50_000), {@code prefetch} (100), {@code ackEvery} (50), {@code roundTripMessages} (1000),
- * {@code modes} (abcr: r is the round-trip count).
+ * (3), {@code messages} (50_000), {@code warmup} (5000, 0 for none), {@code prefetch} (100), {@code ackEvery} (50: the raw multiple-ack's batch and both
+ * Spring containers' acknowledgement batch), {@code roundTripMessages} (1000), {@code smlcListener} ({@code batch},
+ * or {@code single}: (d) with a per-message listener), {@code modes} (abcder: r is the round-trip count).
  */
 public final class RabbitMqBenchmark {
     record Msg(String id, String key, long amount, String note) {}
 
+    /** One mode's run: messages/s from the first message handled to the last, client CPU microseconds per message. */
+    record Result(double rate, double cpuMicros) {}
+
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    /** The measured modes, in the order they run. */
+    private static final String MEASURED = "abcde";
 
     private final String uri;
     private final String management;
@@ -78,7 +105,9 @@ public final class RabbitMqBenchmark {
     private final int prefetch;
     private final int ackEvery;
     private final int roundTripMessages;
+    private final int warmup;
     private final String modes;
+    private final SpringAmqpPeers spring;
     private final HttpClient http = HttpClient.newHttpClient();
 
     private RabbitMqBenchmark(BenchArgs args) {
@@ -88,7 +117,13 @@ public final class RabbitMqBenchmark {
         this.prefetch = args.integer("prefetch", 100);
         this.ackEvery = args.integer("ackEvery", 50);
         this.roundTripMessages = args.integer("roundTripMessages", 1000);
-        this.modes = args.text("modes", "abcr");
+        this.warmup = args.integer("warmup", 5000);
+        this.modes = args.text("modes", "abcder");
+        String smlcListener = args.text("smlcListener", "batch");
+        if (!smlcListener.equals("batch") && !smlcListener.equals("single")) {
+            throw new IllegalArgumentException("smlcListener must be batch or single, not '" + smlcListener + "'");
+        }
+        this.spring = new SpringAmqpPeers(uri, prefetch, ackEvery, smlcListener.equals("batch"));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -107,15 +142,17 @@ public final class RabbitMqBenchmark {
                 .holdQueue(Duration.ofSeconds(1))
                 .dlq()
                 .build();
+        double loadBefore = PROCESS.getSystemLoadAverage();
         System.out.printf(
                 Locale.ROOT,
                 "RabbitMQ benchmark: durable queue, %,d persistent messages (~100-byte JSON) per mode; prefetch %d,"
-                        + " raw multiple-ack every %d; %d run(s), %d cores%n",
+                        + " acks batched by %d (raw a, Spring d and e); %d run(s), %d cores, load average %.2f%n",
                 messages,
                 prefetch,
                 ackEvery,
                 runs,
-                Runtime.getRuntime().availableProcessors());
+                Runtime.getRuntime().availableProcessors(),
+                loadBefore);
         RabbitMqConfig config =
                 RabbitMqConfig.builder(uri).managementApi(management).build();
         ConnectionFactory factory = new ConnectionFactory();
@@ -125,43 +162,156 @@ public final class RabbitMqBenchmark {
             broker.topology().declare(plain);
             broker.topology().declare(retried);
             try {
-                double[][] rates = new double[3][runs];
+                if (warmup > 0) {
+                    StringBuilder warm = new StringBuilder("warm-up, not counted (" + warmup + " messages each):");
+                    for (int m = 0; m < MEASURED.length(); m++) {
+                        char mode = MEASURED.charAt(m);
+                        if (modes.indexOf(mode) >= 0) {
+                            Result r = measure(mode, broker, plain, raw, warmup);
+                            warm.append(String.format(Locale.ROOT, "  (%c) %,.0f/s", mode, r.rate()));
+                        }
+                    }
+                    System.out.println(warm);
+                }
+                @Nullable Result[][] results = new Result[MEASURED.length()][runs];
                 for (int run = 0; run < runs; run++) {
-                    rates[0][run] = modes.contains("a") ? raw(broker, plain, raw, ackEvery) : Double.NaN;
-                    rates[1][run] = modes.contains("b") ? raw(broker, plain, raw, 1) : Double.NaN;
-                    rates[2][run] = modes.contains("c") ? shove(broker, plain) : Double.NaN;
-                    System.out.printf(
-                            Locale.ROOT,
-                            "run %d: (a) raw multiple-ack/%d %,.0f/s  (b) raw ack each %,.0f/s  (c) shove no-op %,.0f/s"
-                                    + "  c/a %.2f  c/b %.2f%n",
-                            run + 1,
-                            ackEvery,
-                            rates[0][run],
-                            rates[1][run],
-                            rates[2][run],
-                            rates[2][run] / rates[0][run],
-                            rates[2][run] / rates[1][run]);
+                    for (int m = 0; m < MEASURED.length(); m++) {
+                        char mode = MEASURED.charAt(m);
+                        if (modes.indexOf(mode) >= 0) {
+                            results[m][run] = measure(mode, broker, plain, raw, messages);
+                        }
+                    }
+                    printRun("run " + (run + 1), results, run);
                 }
-                double a = median(rates[0]);
-                double b = median(rates[1]);
-                double c = median(rates[2]);
-                System.out.printf(
-                        Locale.ROOT,
-                        "median of %d: (a) %,.0f/s  (b) %,.0f/s  (c) %,.0f/s  c/a %.2f  c/b %.2f (ratios of the"
-                                + " medians; compare the per-run ratios above too)%n",
-                        runs,
-                        a,
-                        b,
-                        c,
-                        c / a,
-                        c / b);
-                if (modes.contains("r")) {
-                    roundTrips(broker, retried);
-                }
+                Ops @Nullable [] roundTrips = modes.contains("r") ? roundTrips(broker, retried) : null;
+                report(results, runs, loadBefore, roundTrips);
             } finally {
                 deleteQueues(raw, plain, retried);
             }
         }
+    }
+
+    /** Publishes the mode's own copy of the messages, reads them with the mode's consumer, checks the queue is empty. */
+    private Result measure(char mode, Broker<RabbitMq> broker, Topic<Msg> topic, Connection raw, int count)
+            throws Exception {
+        publish(broker, topic, count);
+        Progress progress = new Progress(count);
+        switch (mode) {
+            case 'a' -> raw(topic, raw, ackEvery, progress);
+            case 'b' -> raw(topic, raw, 1, progress);
+            case 'c' -> shove(broker, topic, progress);
+            case 'd' -> spring.simple(topic.name(), progress);
+            case 'e' -> spring.direct(topic.name(), progress);
+            default -> throw new IllegalArgumentException("no mode '" + mode + "'");
+        }
+        Result result = progress.result();
+        try (Channel channel = raw.createChannel()) {
+            long left = channel.queueDeclarePassive(topic.name()).getMessageCount();
+            if (left > 0) {
+                System.err.printf(
+                        Locale.ROOT,
+                        "mode (%c) left %,d messages in queue '%s' (unacknowledged at its consumer's close); purged%n",
+                        mode,
+                        left,
+                        topic.name());
+                channel.queuePurge(topic.name());
+            }
+        }
+        return result;
+    }
+
+    private void printRun(String title, @Nullable Result[][] results, int run) {
+        StringBuilder rates = new StringBuilder(title + ":");
+        StringBuilder cpu = new StringBuilder(" ".repeat(title.length()) + "  client CPU per message:");
+        for (int m = 0; m < MEASURED.length(); m++) {
+            Result r = results[m][run];
+            if (r != null) {
+                rates.append(String.format(Locale.ROOT, "  (%c) %,.0f/s", MEASURED.charAt(m), r.rate()));
+                cpu.append(String.format(Locale.ROOT, "  (%c) %.2f us", MEASURED.charAt(m), r.cpuMicros()));
+            }
+        }
+        Result best = bestSpring(results, run);
+        Result c = results[2][run];
+        if (c != null && results[0][run] != null) {
+            rates.append(String.format(Locale.ROOT, "  c/a %.2f", c.rate() / results[0][run].rate()));
+        }
+        if (c != null && best != null) {
+            rates.append(String.format(Locale.ROOT, "  c/max(d,e) %.2f", c.rate() / best.rate()));
+        }
+        System.out.println(rates);
+        System.out.println(cpu);
+    }
+
+    /** {@return the better of the run's Spring AMQP modes (d, e), null if neither ran} */
+    private static @Nullable Result bestSpring(@Nullable Result[][] results, int run) {
+        Result d = results[3][run];
+        Result e = results[4][run];
+        if (d == null || e == null) {
+            return d == null ? e : d;
+        }
+        return d.rate() >= e.rate() ? d : e;
+    }
+
+    private void report(@Nullable Result[][] results, int runs, double loadBefore, Ops @Nullable [] roundTrips) {
+        double loadAfter = PROCESS.getSystemLoadAverage();
+        BenchReport report = new BenchReport(
+                "rabbitmq",
+                String.format(
+                        Locale.ROOT,
+                        "RabbitMQ, durable queue, %,d persistent ~100-byte JSON messages per mode and run, prefetch %d,"
+                                + " acks batched by %d; %d run(s); load average %.2f before, %.2f after",
+                        messages,
+                        prefetch,
+                        ackEvery,
+                        runs,
+                        loadBefore,
+                        loadAfter));
+        String[] labels = {
+            "raw amqp-client, manual ack, one multiple-ack every " + ackEvery,
+            "raw amqp-client, manual ack, each delivery acknowledged",
+            "shove, one consumer, no-op handler",
+            spring.simpleLabel(),
+            spring.directLabel()
+        };
+        for (int run = 0; run < runs; run++) {
+            for (int m = 0; m < MEASURED.length(); m++) {
+                Result r = results[m][run];
+                if (r != null) {
+                    report.run(String.valueOf(MEASURED.charAt(m)), labels[m], r.rate(), r.cpuMicros(), Double.NaN);
+                }
+            }
+            Result best = bestSpring(results, run);
+            if (best != null) {
+                report.run(
+                        "max(d,e)",
+                        "the better Spring AMQP container of each run",
+                        best.rate(),
+                        best.cpuMicros(),
+                        Double.NaN);
+            }
+        }
+        var atLeast = BenchReport.Goal.AT_LEAST;
+        var none = BenchReport.Goal.NONE;
+        var rate = BenchReport.Metric.RATE;
+        var cpu = BenchReport.Metric.CPU;
+        report.ratio("shove / best Spring AMQP container", rate, "c", "max(d,e)", atLeast, 1.0);
+        report.ratio("shove / raw multiple-ack consumer", rate, "c", "a", atLeast, 0.9);
+        report.ratio("shove / raw ack-each consumer", rate, "c", "b", none, Double.NaN);
+        report.ratio("shove / Spring AMQP SimpleMessageListenerContainer", rate, "c", "d", none, Double.NaN);
+        report.ratio("shove / Spring AMQP DirectMessageListenerContainer", rate, "c", "e", none, Double.NaN);
+        report.ratio("shove / raw multiple-ack consumer, client CPU per message", cpu, "c", "a", none, Double.NaN);
+        report.ratio(
+                "shove / best Spring AMQP container, client CPU per message", cpu, "c", "max(d,e)", none, Double.NaN);
+        if (roundTrips != null) {
+            Ops acked = roundTrips[0];
+            Ops retriedOnce = roundTrips[1];
+            String unit = "round trips/msg";
+            report.figure("round trips of an acknowledged message (shove)", acked.total(), unit, none, Double.NaN);
+            report.figure("round trips of a message retried once (shove)", retriedOnce.total(), unit, none, Double.NaN);
+            report.figure(
+                    "round trips a retry adds (shove)", retriedOnce.total() - acked.total(), unit, none, Double.NaN);
+        }
+        report.write();
     }
 
     private void publish(Broker<RabbitMq> broker, Topic<Msg> topic, int count) {
@@ -179,14 +329,67 @@ public final class RabbitMqBenchmark {
         }
     }
 
+    /**
+     * What a consuming mode did: messages handled, when the first and the last were, the process's CPU time since it
+     * was made (just before the mode's consumer starts), and the first failure of its listener. Thread-safe.
+     */
+    static final class Progress {
+        private final int expected;
+        private final long cpuStart = PROCESS.getProcessCpuTime();
+        private final AtomicInteger handled = new AtomicInteger();
+        private final CountDownLatch done = new CountDownLatch(1);
+        private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        private volatile long first;
+        private volatile long last;
+
+        Progress(int expected) {
+            this.expected = expected;
+        }
+
+        /** Counts {@code count} more messages handled. */
+        void handled(int count) {
+            long now = System.nanoTime();
+            int before = handled.getAndAdd(count);
+            if (before == 0) {
+                first = now;
+            }
+            if (before < expected && before + count >= expected) {
+                last = now;
+                done.countDown();
+            }
+        }
+
+        /** Ends the mode with a failure: {@link #await} throws it. */
+        void failed(String what, Exception cause) {
+            failure.compareAndSet(null, new IllegalStateException(what + ": " + cause.getMessage(), cause));
+            done.countDown();
+        }
+
+        /** Waits until every message was handled (10 minutes at most) or the mode failed; throws if not done. */
+        void await(String what) throws InterruptedException {
+            boolean finished = done.await(10, TimeUnit.MINUTES);
+            RuntimeException failed = failure.get();
+            if (failed != null) {
+                throw failed;
+            }
+            if (!finished) {
+                throw new IllegalStateException(what + " handled " + handled.get() + " of " + expected
+                        + " messages in 10 minutes: is the broker overloaded, or did the consumer stop?");
+            }
+        }
+
+        /** {@return the mode's rate and its CPU per message, the CPU counted until now} */
+        Result result() {
+            long cpu = PROCESS.getProcessCpuTime() - cpuStart;
+            double seconds = Math.max(1e-9, (last - first) / 1e9);
+            return new Result(expected / seconds, cpu / 1000.0 / expected);
+        }
+    }
+
     /** (a) and (b): a raw consumer, prefetch 100, acknowledging every {@code every} deliveries at once. */
-    private double raw(Broker<RabbitMq> broker, Topic<Msg> topic, Connection connection, int every)
+    private void raw(Topic<Msg> topic, Connection connection, int every, Progress progress)
             throws IOException, InterruptedException {
-        publish(broker, topic, messages);
         AtomicInteger seen = new AtomicInteger();
-        AtomicLong first = new AtomicLong();
-        AtomicLong last = new AtomicLong();
-        CountDownLatch done = new CountDownLatch(1);
         Channel channel = connection.createChannel();
         try {
             channel.basicQos(prefetch);
@@ -196,22 +399,14 @@ public final class RabbitMqBenchmark {
                         String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
                         throws IOException {
                     int n = seen.incrementAndGet();
-                    if (n == 1) {
-                        first.set(System.nanoTime());
-                    }
                     sink.addAndGet(body.length);
-                    if (n % every == 0 || n == messages) {
+                    if (n % every == 0 || n == progress.expected) {
                         getChannel().basicAck(envelope.getDeliveryTag(), every > 1);
                     }
-                    if (n == messages) {
-                        last.set(System.nanoTime());
-                        done.countDown();
-                    }
+                    progress.handled(1);
                 }
             });
-            if (!done.await(10, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("raw run saw " + seen.get() + " of " + messages + " messages");
-            }
+            progress.await("raw consumer (ack every " + every + ") on queue '" + topic.name() + "'");
             channel.basicCancel(tag);
         } finally {
             try {
@@ -220,16 +415,10 @@ public final class RabbitMqBenchmark {
                 // the benchmark is over either way
             }
         }
-        return rate(messages, first.get(), last.get());
     }
 
     /** (c): one shove consumer, prefetch 100, no-op handler. */
-    private double shove(Broker<RabbitMq> broker, Topic<Msg> topic) throws InterruptedException {
-        publish(broker, topic, messages);
-        AtomicInteger handled = new AtomicInteger();
-        AtomicLong first = new AtomicLong();
-        AtomicLong last = new AtomicLong();
-        CountDownLatch done = new CountDownLatch(1);
+    private void shove(Broker<RabbitMq> broker, Topic<Msg> topic, Progress progress) throws InterruptedException {
         var group = broker.consumerGroup();
         group.register(
                 topic,
@@ -239,24 +428,19 @@ public final class RabbitMqBenchmark {
                         .noDeadLetterConsumer()
                         .build(),
                 () -> (m, meta, ctx) -> {
-                    int n = handled.incrementAndGet();
-                    if (n == 1) {
-                        first.set(System.nanoTime());
-                    }
-                    if (n == messages) {
-                        last.set(System.nanoTime());
-                        done.countDown();
-                    }
+                    progress.handled(1);
                     return Outcome.ack();
                 });
         group.start();
-        boolean finished = done.await(10, TimeUnit.MINUTES);
-        SupervisorOutcome outcome = group.stop(Duration.ofSeconds(30));
-        if (!finished || !outcome.isClean()) {
-            throw new IllegalStateException(
-                    "shove run did not finish cleanly: handled " + handled.get() + " of " + messages + ", " + outcome);
+        try {
+            progress.await("shove consumer on topic '" + topic.name() + "'");
+        } finally {
+            SupervisorOutcome outcome = group.stop(Duration.ofSeconds(30));
+            if (!outcome.isClean()) {
+                throw new IllegalStateException(
+                        "shove consumer on topic '" + topic.name() + "' did not stop cleanly: " + outcome);
+            }
         }
-        return rate(messages, first.get(), last.get());
     }
 
     // ---------------------------------------------------------------- round trips of a retry (target 4)
@@ -268,7 +452,8 @@ public final class RabbitMqBenchmark {
         }
     }
 
-    private void roundTrips(Broker<RabbitMq> broker, Topic<Msg> topic) throws Exception {
+    /** {@return the per-message operations of the acknowledged phase, then of the retried one} */
+    private Ops[] roundTrips(Broker<RabbitMq> broker, Topic<Msg> topic) throws Exception {
         String main = topic.name();
         String hold = main + "-hold-1s";
         int k = roundTripMessages;
@@ -292,6 +477,7 @@ public final class RabbitMqBenchmark {
                 retried.total(),
                 retried.fromHold(),
                 retried.total() - acked.total());
+        return new Ops[] {acked, retried};
     }
 
     private Ops phase(Broker<RabbitMq> broker, Topic<Msg> topic, String main, String hold, int k, boolean retry)
@@ -375,17 +561,6 @@ public final class RabbitMqBenchmark {
     }
 
     private static final AtomicLong sink = new AtomicLong();
-
-    private static double rate(int count, long fromNanos, long toNanos) {
-        return count / Math.max(1e-9, (toNanos - fromNanos) / 1e9);
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
 
     private static void deleteQueues(Connection connection, Topic<?>... topics) {
         try (Channel channel = connection.createChannel()) {

@@ -48,6 +48,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * A rate is measured from the first message handled to the last. Prints messages/s per run and the process CPU time
  * per message, then the median of the runs and the ratio d/c.
  *
+ * <p><b>Report.</b> The runs go to {@link BenchReport} {@code redis} ({@code target/bench/redis.json} and {@code
+ * .md}) with the ratios d/c (shove against the best raw mode, which decodes the same JSON), d/b and d/a, and d/c of
+ * the CPU per message, all without a target (issue 13 sets none for Redis).
+ *
  * <p>Arguments (all optional, {@code key=value}): {@code uri} (env {@code SHOVE_REDIS_URI}, default {@code
  * redis://127.0.0.1:6379}), {@code runs} (3), {@code messages} (100_000), {@code prefetch} (100), {@code modes}
  * (abcd).
@@ -58,6 +62,12 @@ public final class RedisBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
     private static final int COUNT = 100;
+    private static final String[] LABELS = {
+        "raw XREADGROUP 100, XACK each awaited, decoding JSON",
+        "raw XREADGROUP 100, XACK each pipelined, decoding JSON",
+        "raw XREADGROUP 100, one XACK per read, decoding JSON",
+        "shove, one consumer, no-op handler"
+    };
 
     /** Keeps the raw modes' decoded messages from being optimised away. */
     static final AtomicLong sink = new AtomicLong();
@@ -94,6 +104,16 @@ public final class RedisBenchmark {
         try (Broker<Redis> broker = Broker.connect(RedisConfig.of(uri));
                 StatefulRedisConnection<String, byte[]> raw = client.connect(CODEC)) {
             try {
+                BenchReport report = new BenchReport(
+                        "redis",
+                        String.format(
+                                Locale.ROOT,
+                                "Redis Streams: %,d messages (~100-byte JSON) per mode and run, XREADGROUP COUNT %d,"
+                                        + " shove prefetch %d, %d run(s)",
+                                messages,
+                                COUNT,
+                                prefetch,
+                                runs));
                 String[] names = {
                     "(a) raw XACK each", "(b) raw XACK each, pipelined", "(c) raw one XACK per read", "(d) shove no-op"
                 };
@@ -119,6 +139,7 @@ public final class RedisBenchmark {
                         double[] result = mode == 3 ? shove(broker, topic) : raw(raw.sync(), raw.async(), topic, mode);
                         rates[mode][run] = result[0];
                         cpu[mode][run] = (processCpuNanos() - cpuBefore) / 1000.0 / messages;
+                        report.run(String.valueOf(letter), LABELS[mode], rates[mode][run], cpu[mode][run], Double.NaN);
                         line.append(String.format(
                                 Locale.ROOT,
                                 "  %s %,.0f/s (%.2f µs CPU/msg)",
@@ -144,6 +165,31 @@ public final class RedisBenchmark {
                 }
                 median.append(String.format(Locale.ROOT, "  d/c (median of the per-run ratios) %.2f", median(ratios)));
                 System.out.println(median);
+                BenchReport.Goal none = BenchReport.Goal.NONE;
+                report.ratio(
+                        "shove / raw one XACK per read, decoding JSON",
+                        BenchReport.Metric.RATE,
+                        "d",
+                        "c",
+                        none,
+                        Double.NaN);
+                report.ratio(
+                        "shove / raw XACK each, pipelined, decoding JSON",
+                        BenchReport.Metric.RATE,
+                        "d",
+                        "b",
+                        none,
+                        Double.NaN);
+                report.ratio(
+                        "shove / raw XACK each, decoding JSON", BenchReport.Metric.RATE, "d", "a", none, Double.NaN);
+                report.ratio(
+                        "shove / raw one XACK per read: CPU per message",
+                        BenchReport.Metric.CPU,
+                        "d",
+                        "c",
+                        none,
+                        Double.NaN);
+                report.write();
             } finally {
                 RedisCommands<String, byte[]> sync = raw.sync();
                 for (Topic<Msg> t : made) {

@@ -38,14 +38,26 @@ import org.apache.kafka.clients.admin.Admin;
  *       JVM, and cost no thread of their own while parked).
  * </ul>
  *
+ * With {@code runs} above 1 each count is measured that many times (a fresh broker each time) and the table shows the
+ * median of each figure.
+ *
+ * <p><b>Report.</b> The figures go to {@link BenchReport} {@code scale} in memory ({@code target/bench/scale.json}
+ * and {@code .md}), {@code scale-<scheme>} on a broker ({@code scale-kafka}), one line per count and figure. In memory
+ * the idle CPU and the heap of 1,000 registrations carry the targets of issue 13 (at most 1% of one core, at most 200
+ * MB; "not measured" when the counts leave 1,000 out); the rest, and every figure on a broker, have none.
+ *
  * <p>Arguments ({@code key=value}, all optional): {@code uri} (a broker URI, e.g. {@code kafka://127.0.0.1:9092};
  * in memory when absent), {@code registrations} (comma-separated counts; {@code 1,100,1000} in memory, {@code 1,100}
- * on a broker), {@code idle} (seconds, 10). On Kafka the topics the run declared are deleted afterwards.
+ * on a broker), {@code idle} (seconds, 10), {@code runs} (1). On Kafka the topics the run declared are deleted
+ * afterwards.
  */
 public final class ScaleBenchmark {
     record Msg(String id) {}
 
     record Result(int registrations, double startupMillis, double idleCorePercent, double heapMb, int threads) {}
+
+    /** The count of registrations issue 13's in-memory targets are about. */
+    private static final int TARGET_REGISTRATIONS = 1_000;
 
     private ScaleBenchmark() {}
 
@@ -58,32 +70,113 @@ public final class ScaleBenchmark {
                 .mapToInt(Integer::parseInt)
                 .toArray();
         int idleSeconds = args.integer("idle", 10);
+        int runs = args.integer("runs", 1);
+        String scheme = uri.isEmpty() ? "" : URI.create(uri).getScheme();
         System.out.printf(
                 Locale.ROOT,
-                "Scale benchmark (%s): registrations %s, %d s idle each; %d cores, max heap %d MB%n",
+                "Scale benchmark (%s): registrations %s, %d s idle each, %d run(s); %d cores, max heap %d MB%n",
                 uri.isEmpty() ? "in memory" : uri,
                 Arrays.toString(counts),
                 idleSeconds,
+                runs,
                 Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
         measure(uri, 10, 2); // warm-up: class loading and JIT of the start path, not printed
-        List<Result> results = new ArrayList<>();
+        List<List<Result>> results = new ArrayList<>();
         for (int count : counts) {
-            results.add(measure(uri, count, idleSeconds));
+            List<Result> perRun = new ArrayList<>();
+            for (int run = 0; run < runs; run++) {
+                Result r = measure(uri, count, idleSeconds);
+                perRun.add(r);
+                if (runs > 1) {
+                    System.out.printf(Locale.ROOT, "run %d: %s%n", run + 1, row(r));
+                }
+            }
+            results.add(perRun);
         }
         System.out.println();
         System.out.println("| registrations | startup | idle CPU (share of one core) | heap | platform threads |");
         System.out.println("|---|---|---|---|---|");
-        for (Result r : results) {
-            System.out.printf(
-                    Locale.ROOT,
-                    "| %,d | %.0f ms | %.2f%% | %.1f MB | +%d |%n",
-                    r.registrations(),
-                    r.startupMillis(),
-                    r.idleCorePercent(),
-                    r.heapMb(),
-                    r.threads());
+        for (List<Result> perRun : results) {
+            System.out.println(row(new Result(
+                    perRun.getFirst().registrations(),
+                    median(perRun.stream().mapToDouble(Result::startupMillis)),
+                    median(perRun.stream().mapToDouble(Result::idleCorePercent)),
+                    median(perRun.stream().mapToDouble(Result::heapMb)),
+                    (int) median(perRun.stream().mapToDouble(Result::threads)))));
         }
+        report(scheme, counts, idleSeconds, runs, results).write();
+    }
+
+    private static String row(Result r) {
+        return String.format(
+                Locale.ROOT,
+                "| %,d | %.0f ms | %.2f%% | %.1f MB | +%d |",
+                r.registrations(),
+                r.startupMillis(),
+                r.idleCorePercent(),
+                r.heapMb(),
+                r.threads());
+    }
+
+    /** The figures as a report: in memory the 1,000 registrations' idle CPU and heap with their targets. */
+    private static BenchReport report(
+            String scheme, int[] counts, int idleSeconds, int runs, List<List<Result>> results) {
+        BenchReport report = new BenchReport(
+                scheme.isEmpty() ? "scale" : "scale-" + scheme,
+                String.format(
+                        Locale.ROOT,
+                        "Scale (%s): registrations %s in one consumer group, each topic with a hold tier and a"
+                                + " dead-letter queue, %d s idle, median of %d run(s)",
+                        scheme.isEmpty() ? "in memory" : scheme,
+                        Arrays.toString(counts),
+                        idleSeconds,
+                        runs));
+        BenchReport.Goal none = BenchReport.Goal.NONE;
+        boolean targets = scheme.isEmpty();
+        boolean targetMeasured = false;
+        for (List<Result> perRun : results) {
+            int count = perRun.getFirst().registrations();
+            String n = String.format(Locale.ROOT, "%,d registration%s: ", count, count == 1 ? "" : "s");
+            boolean target = targets && count == TARGET_REGISTRATIONS;
+            targetMeasured |= target;
+            report.figure(
+                    n + "startup",
+                    perRun.stream().mapToDouble(Result::startupMillis).toArray(),
+                    "ms",
+                    none,
+                    Double.NaN);
+            report.figure(
+                    n + "idle CPU",
+                    perRun.stream().mapToDouble(Result::idleCorePercent).toArray(),
+                    "% of a core",
+                    target ? BenchReport.Goal.AT_MOST : none,
+                    target ? 1.0 : Double.NaN);
+            report.figure(
+                    n + "heap",
+                    perRun.stream().mapToDouble(Result::heapMb).toArray(),
+                    "MB",
+                    target ? BenchReport.Goal.AT_MOST : none,
+                    target ? 200 : Double.NaN);
+            report.figure(
+                    n + "platform threads added",
+                    perRun.stream().mapToDouble(Result::threads).toArray(),
+                    "threads",
+                    none,
+                    Double.NaN);
+        }
+        if (targets && !targetMeasured) {
+            String n = String.format(Locale.ROOT, "%,d registrations: ", TARGET_REGISTRATIONS);
+            report.figure(n + "idle CPU", Double.NaN, "% of a core", BenchReport.Goal.AT_MOST, 1.0);
+            report.figure(n + "heap", Double.NaN, "MB", BenchReport.Goal.AT_MOST, 200);
+        }
+        return report;
+    }
+
+    private static double median(java.util.stream.DoubleStream values) {
+        double[] sorted = values.sorted().toArray();
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static Result measure(String uri, int registrations, int idleSeconds) throws Exception {

@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
  *
  * <ul>
  *   <li>(a) raw: {@code pollers} virtual threads, each a loop of {@code ReceiveMessage} of 10 (long poll), decode each
- *       body as JSON, one {@code DeleteMessageBatch} per receive, sent on a virtual thread of its own without waiting,
+ *       body from JSON to the same record type shove decodes it to, one {@code DeleteMessageBatch} per receive, sent on a virtual thread of its own without waiting,
  *       then the next receive: the best raw mode in PERFORMANCE.md and the reference of the 0.8x target;
  *   <li>(b) shove: one consumer, prefetch {@code prefetch} (which runs {@code prefetch / 10} pollers, as many as (a)
  *       by default), no-op handler, deletes coalesced into batches of 10.
@@ -46,6 +46,9 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
  *
  * A rate is measured from the first message handled to the last. Prints messages/s and CPU time per message per run,
  * then the median of the runs and the ratio b/a.
+ *
+ * <p><b>Report.</b> The runs go to {@link BenchReport} {@code sqs} ({@code target/bench/sqs.json} and {@code .md})
+ * with the ratio b/a of the rates and of the CPU per message, without a target (issue 13 sets none for SQS).
  *
  * <p>Arguments (all optional, {@code key=value}): {@code endpoint} (env {@code SHOVE_SQS_ENDPOINT}, default {@code
  * http://127.0.0.1:4566}), {@code runs} (3), {@code messages} (20_000), {@code pollers} (3), {@code prefetch} (30).
@@ -70,7 +73,13 @@ public final class SqsBenchmark {
 
     public static void main(String[] argv) throws Exception {
         BenchArgs args = BenchArgs.parse(argv);
-        new SqsBenchmark(args).run(args.runs());
+        try {
+            new SqsBenchmark(args).run(args.runs());
+        } catch (Exception | Error e) {
+            // the SDK's threads would keep the JVM alive after main failed; exit with a failure instead
+            e.printStackTrace();
+            System.exit(1);
+        }
         System.exit(0);
     }
 
@@ -101,6 +110,16 @@ public final class SqsBenchmark {
             broker.topology().declare(topic);
             String url = raw.getQueueUrl(r -> r.queueName(topic.name())).queueUrl();
             try {
+                BenchReport report = new BenchReport(
+                        "sqs",
+                        String.format(
+                                Locale.ROOT,
+                                "SQS (fauxqs emulator): %,d messages (~100-byte JSON) per mode and run, published"
+                                        + " through SNS; raw %d poller(s) of 10, shove prefetch %d, %d run(s)",
+                                messages,
+                                pollers,
+                                prefetch,
+                                runs));
                 double[][] rates = new double[2][runs];
                 double[][] cpu = new double[2][runs];
                 for (int run = 0; run < runs; run++) {
@@ -112,6 +131,13 @@ public final class SqsBenchmark {
                     long cpu1 = cpuNanos();
                     rates[1][run] = shove(broker, topic);
                     cpu[1][run] = (cpuNanos() - cpu1) / (double) messages / 1000;
+                    report.run(
+                            "a",
+                            "raw receive 10 + DeleteMessageBatch, decoding JSON",
+                            rates[0][run],
+                            cpu[0][run],
+                            Double.NaN);
+                    report.run("b", "shove, one consumer, no-op handler", rates[1][run], cpu[1][run], Double.NaN);
                     System.out.printf(
                             Locale.ROOT,
                             "run %d: (a) raw receive 10 + DeleteMessageBatch %,.0f/s (%.1f us CPU/msg)  (b) shove"
@@ -133,6 +159,21 @@ public final class SqsBenchmark {
                         a,
                         b,
                         b / a);
+                report.ratio(
+                        "shove / raw receive 10 + DeleteMessageBatch, decoding JSON",
+                        BenchReport.Metric.RATE,
+                        "b",
+                        "a",
+                        BenchReport.Goal.NONE,
+                        Double.NaN);
+                report.ratio(
+                        "shove / raw: CPU per message",
+                        BenchReport.Metric.CPU,
+                        "b",
+                        "a",
+                        BenchReport.Goal.NONE,
+                        Double.NaN);
+                report.write();
             } finally {
                 for (String queue : List.of(topic.name(), topic.name() + "-dlq")) {
                     try {
@@ -198,7 +239,7 @@ public final class SqsBenchmark {
             int i = 0;
             for (Message m : response.messages()) {
                 try {
-                    sink.addAndGet(JSON.readTree(m.body()).size());
+                    sink.addAndGet(JSON.readValue(m.body(), Msg.class).amount());
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }

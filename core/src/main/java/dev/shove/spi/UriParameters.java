@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -185,6 +186,24 @@ public final class UriParameters {
             }
         }
         return out;
+    }
+
+    /**
+     * Reads a key or trust store given as two settings, {@code name} (its file) and {@code name + "Password"}, and
+     * hands them to {@code setter} when the file is given (the password defaulting to empty).
+     *
+     * @param name the file's setting, e.g. {@code trustStore}
+     * @param setter receives the file and its password
+     * @throws IllegalArgumentException if the password is given without the file
+     */
+    public void store(String name, BiConsumer<Path, String> setter) {
+        String file = string(name);
+        String password = string(name + "Password");
+        if (file != null) {
+            setter.accept(Path.of(file), password == null ? "" : password);
+        } else if (password != null) {
+            throw new IllegalArgumentException(what + ": " + name + "Password is given without " + name);
+        }
     }
 
     /**

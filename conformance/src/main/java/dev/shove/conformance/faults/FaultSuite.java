@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.shove.Broker;
 import dev.shove.DeadLetter;
 import dev.shove.Topic;
+import dev.shove.conformance.ChildJvm;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
@@ -294,26 +295,20 @@ public final class FaultSuite {
     private Child start(Path dir, String mode) throws IOException {
         int number = started++;
         Path results = dir.resolve("consumer-" + number + "-" + mode + ".log");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                FaultConsumer.class.getName(),
-                b.uri,
-                b.topicName,
-                Long.toString(seed),
-                results.toString(),
-                mode,
-                Long.toString(b.hold.toMillis()),
-                Integer.toString(mode.equals("batch") ? BATCH_PREFETCH : b.prefetch),
-                Integer.toString(b.batchSize),
-                Long.toString(workMs),
-                Long.toString(slowMs)));
+        List<String> command = ChildJvm.command(
+                FaultConsumer.class,
+                List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                List.of(
+                        b.uri,
+                        b.topicName,
+                        Long.toString(seed),
+                        results.toString(),
+                        mode,
+                        Long.toString(b.hold.toMillis()),
+                        Integer.toString(mode.equals("batch") ? BATCH_PREFETCH : b.prefetch),
+                        Integer.toString(b.batchSize),
+                        Long.toString(workMs),
+                        Long.toString(slowMs)));
         Files.createFile(results);
         Process process = new ProcessBuilder(command)
                 .redirectError(
