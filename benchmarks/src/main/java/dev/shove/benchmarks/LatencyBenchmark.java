@@ -334,8 +334,7 @@ public final class LatencyBenchmark {
                         run + 1,
                         results[1][run].p99() - results[0][run].p99());
             }
-            double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-            report(backend, results, offered, maximum, payload, measuredCount, runs, loadBefore, loadAfter);
+            report(backend, results, offered, maximum, payload, measuredCount, runs);
         }
     }
 
@@ -567,16 +566,13 @@ public final class LatencyBenchmark {
             double maximum,
             int payload,
             long measuredCount,
-            int runs,
-            double loadBefore,
-            double loadAfter) {
+            int runs) {
         BenchReport report = new BenchReport(
                 "latency-" + brokerName,
                 String.format(
                         Locale.ROOT,
                         "publish -> handler entry at %,.0f msg/s offered (half of %,.0f msg/s, %s), %d-byte JSON,"
-                                + " warm-up %d s, %,d measured messages per mode, shove prefetch %d, %d run(s), load"
-                                + " average %.2f -> %.2f",
+                                + " warm-up %d s, %,d measured messages per mode, shove prefetch %d, %d run(s)",
                         offered,
                         maximum,
                         fixedRate > 0 ? "given as rate=" : "the raw mode's maximum measured in this run",
@@ -584,9 +580,7 @@ public final class LatencyBenchmark {
                         warmupSeconds,
                         measuredCount,
                         prefetch,
-                        runs,
-                        loadBefore,
-                        loadAfter));
+                        runs));
         String shoveLabel = "shove consumer group, no-op handler, prefetch " + prefetch;
         for (int run = 0; run < runs; run++) {
             report.run("raw", backend.rawLabel(), results[0][run].rate(), Double.NaN, Double.NaN);
@@ -602,15 +596,15 @@ public final class LatencyBenchmark {
         String[] modes = {"raw", "shove"};
         for (int mode = 0; mode < 2; mode++) {
             Result[] r = results[mode];
-            report.figure(modes[mode] + " p50", median(r, Result::p50), "ms", BenchReport.Goal.NONE, Double.NaN);
-            report.figure(modes[mode] + " p99", median(r, Result::p99), "ms", BenchReport.Goal.NONE, Double.NaN);
-            report.figure(modes[mode] + " p99.9", median(r, Result::p999), "ms", BenchReport.Goal.NONE, Double.NaN);
+            report.figure(modes[mode] + " p50", perRun(r, Result::p50), "ms", BenchReport.Goal.NONE, Double.NaN);
+            report.figure(modes[mode] + " p99", perRun(r, Result::p99), "ms", BenchReport.Goal.NONE, Double.NaN);
+            report.figure(modes[mode] + " p99.9", perRun(r, Result::p999), "ms", BenchReport.Goal.NONE, Double.NaN);
         }
         double[] differences = new double[runs];
         for (int run = 0; run < runs; run++) {
             differences[run] = results[1][run].p99() - results[0][run].p99();
         }
-        report.figure("shove p99 - raw p99", median(differences), "ms", BenchReport.Goal.AT_MOST, 2.0);
+        report.figure("shove p99 - raw p99", differences, "ms", BenchReport.Goal.AT_MOST, 2.0);
         long missing = Arrays.stream(results)
                 .flatMap(Arrays::stream)
                 .mapToLong(Result::missing)
@@ -626,15 +620,8 @@ public final class LatencyBenchmark {
         report.write();
     }
 
-    private static double median(Result[] results, java.util.function.ToDoubleFunction<Result> figure) {
-        return median(Arrays.stream(results).mapToDouble(figure).toArray());
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    private static double[] perRun(Result[] results, java.util.function.ToDoubleFunction<Result> figure) {
+        return Arrays.stream(results).mapToDouble(figure).toArray();
     }
 
     private static double ms(long nanos) {
