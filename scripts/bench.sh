@@ -9,6 +9,7 @@
 #   scripts/bench.sh nats [key=value ...]        # e.g. scripts/bench.sh nats runs=3 messages=100000
 #   scripts/bench.sh sqs [key=value ...]         # SQS/SNS emulator: e.g. scripts/bench.sh sqs runs=3 messages=20000
 #   scripts/bench.sh redis [key=value ...]       # e.g. scripts/bench.sh redis runs=3 messages=100000
+#   scripts/bench.sh latency broker=B [...]      # publish -> handler latency, B one of memory kafka rabbitmq nats redis sqs
 #   scripts/bench.sh scale [key=value ...]       # in memory: startup, idle CPU, heap and threads with 1, 100, 1000 registrations
 #                                                # (uri=kafka://127.0.0.1:9092: the same on a broker, 1 and 100 registrations)
 #   scripts/bench.sh summary                     # gathers the reports under target/bench/ into summary.md and .json
@@ -53,6 +54,24 @@ case "$broker" in
     sqs) main=dev.shove.benchmarks.SqsBenchmark ;;
     redis) main=dev.shove.benchmarks.RedisBenchmark ;;
     scale) main=dev.shove.benchmarks.ScaleBenchmark ;;
+    latency)
+        main=dev.shove.benchmarks.LatencyBenchmark
+        # the broker named by broker= is the one to start; the report is latency-<broker>
+        target=
+        for arg in "${@:2}"; do
+            case "$arg" in
+                broker=*) target=${arg#broker=} ;;
+            esac
+        done
+        case "$target" in
+            memory) ;;
+            kafka | rabbitmq | nats | redis | sqs) scripts/brokers.sh up "$target" ;;
+            *)
+                echo "usage: scripts/bench.sh latency broker=memory|kafka|rabbitmq|nats|redis|sqs [key=value ...]" >&2
+                exit 2
+                ;;
+        esac
+        ;;
     *)
         echo "usage: scripts/bench.sh all|memory|kafka|rabbitmq|nats|redis|sqs|scale|summary [key=value ...]" >&2
         exit 2
@@ -149,7 +168,7 @@ if [ "$broker" = all ]; then
     exit 0
 fi
 
-if [ "$broker" != memory ] && [ "$broker" != scale ] && [ "$broker" != summary ]; then
+if [ "$broker" != memory ] && [ "$broker" != scale ] && [ "$broker" != summary ] && [ "$broker" != latency ]; then
     scripts/brokers.sh up "$broker"
 fi
 if [ "$broker" = scale ]; then
@@ -166,6 +185,7 @@ java_command
 mkdir -p "$reports"
 # a new report of this harness replaces what an earlier `all` said of it
 name=$broker
+[ "$broker" = latency ] && name=latency-$target
 for arg in "$@"; do
     case "$arg" in
         uri=*://*) [ "$broker" = scale ] && scheme=${arg#uri=} && name=scale-${scheme%%://*} ;;
