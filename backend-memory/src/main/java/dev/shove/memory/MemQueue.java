@@ -210,12 +210,10 @@ final class MemQueue {
     void requeue(Reader reader, MemMessage message) {
         lock.lock();
         try {
-            reader.inFlight--;
-            if (closed) {
-                return;
+            leave(reader, message, true);
+            if (!closed) {
+                dispatch();
             }
-            reader.returned.add(message);
-            dispatch();
         } finally {
             lock.unlock();
         }
@@ -229,14 +227,7 @@ final class MemQueue {
     void release(Reader reader, MemMessage message, boolean requeue, MemSubscription subscription) {
         lock.lock();
         try {
-            reader.inFlight--;
-            if (requeue) {
-                if (!closed) {
-                    reader.returned.add(message);
-                }
-            } else if (!reader.waits.isEmpty()) {
-                reader.waits.remove(message);
-            }
+            leave(reader, message, requeue);
             subscription.windowReturned();
             if (!closed) {
                 dispatch();
@@ -250,10 +241,24 @@ final class MemQueue {
     void settled(Reader reader, MemMessage message) {
         lock.lock();
         try {
-            reader.inFlight--;
-            reader.waits.remove(message);
+            leave(reader, message, false);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * A delivered message leaves the reader's books: back to its place ({@code requeue}, unless the queue closed) or
+     * for good (it no longer holds up the sequenced messages waiting behind it). Caller holds the lock.
+     */
+    private void leave(Reader reader, MemMessage message, boolean requeue) {
+        reader.inFlight--;
+        if (requeue) {
+            if (!closed) {
+                reader.returned.add(message);
+            }
+        } else if (!reader.waits.isEmpty()) {
+            reader.waits.remove(message);
         }
     }
 
