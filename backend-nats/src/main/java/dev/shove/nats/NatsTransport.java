@@ -313,10 +313,17 @@ final class NatsTransport implements Transport {
             options.messageId(msgId);
         }
         CompletableFuture<PublishAck> ack;
+        // jnats drops a message queued from an interrupted thread without a word, and its future then only times out:
+        // queue it with the flag cleared, and set the flag again for the caller
+        boolean interrupted = Thread.interrupted();
         try {
             ack = js.publishAsync(subject, natsHeaders, payload, options.build());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(publishError(queue, what, e));
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         return ack.orTimeout(config.apiTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .handle((ok, failure) -> {

@@ -21,6 +21,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -70,6 +72,37 @@ class NatsPublishIT {
                     new OutboundMessage(new byte[] {1}, Map.of(ShoveHeaders.MESSAGE_ID, "m-1"), null, -1, "raw");
             transport.publish(topic, message).join();
             transport.publish(topic, message).join();
+            Connection c = NatsTestSupport.raw();
+            try {
+                assertThat(c.jetStreamManagement()
+                                .getStreamInfo(topic.name())
+                                .getStreamState()
+                                .getMsgCount())
+                        .isEqualTo(1);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("a message published from an interrupted thread is stored, and the thread stays interrupted (jnats"
+            + " drops what an interrupted thread queues)")
+    void publishFromInterruptedThread() throws Exception {
+        Topic<byte[]> topic = Topic.builder(NatsTestSupport.unique("interrupted"), byte[].class)
+                .dlq()
+                .build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (NatsTransport transport = (NatsTransport) NatsTestSupport.config()
+                .build()
+                .open(new TransportContext(registry, "interrupt-test", new WireHeaders(registry)))) {
+            transport.declare(topic);
+            OutboundMessage message = new OutboundMessage(new byte[] {1}, Map.of(), null, -1, "raw");
+            Thread.currentThread().interrupt();
+            CompletableFuture<Void> published = transport.publish(topic, message);
+            assertThat(Thread.interrupted()).isTrue();
+            // well inside the 10 s apiTimeout after which a dropped publish would fail
+            published.get(5, TimeUnit.SECONDS);
             Connection c = NatsTestSupport.raw();
             try {
                 assertThat(c.jetStreamManagement()

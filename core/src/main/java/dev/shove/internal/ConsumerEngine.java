@@ -615,7 +615,6 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     private void submit(Job job, Settlement settlement, boolean returned) {
         job.returned = returned;
-        unsettled.decrementAndGet();
         unconfirmed.incrementAndGet();
         Subscription sub = subscription;
         try {
@@ -625,6 +624,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             sub.settle(job.delivery, settlement, job);
         } catch (RuntimeException e) {
             onSettled(job, e);
+        } finally {
+            // Unsettled until the transport has the settlement in hand: the drain waits for none unsettled, then
+            // interrupts the workers, and an interrupt while a transport hands a copy to its client can lose it (jnats
+            // drops a publish queued from an interrupted thread).
+            unsettled.decrementAndGet();
         }
         signalIdle();
     }
