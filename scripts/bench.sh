@@ -39,8 +39,8 @@ ALL_RABBITMQ=(messages=30000)
 ALL_NATS=(messages=50000)
 ALL_REDIS=(messages=100000)
 ALL_SQS=(messages=10000)
-ALL_SCALE=(registrations=1,100,1000 idle=10)
-ALL_SCALE_KAFKA=(uri=kafka://127.0.0.1:9092 registrations=1,100 idle=10)
+ALL_SCALE=(registrations=1,100,1000 idle=10 settle=20)
+ALL_SCALE_KAFKA=(uri=kafka://127.0.0.1:9092 registrations=1,100 idle=10 settle=5)
 ALL_LATENCY_BROKERS=(memory kafka rabbitmq nats redis sqs)
 
 broker=${1:-}

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Defaults: poll every 5 s; scale up when ready messages exceed 2.0 × capacity (consumers × prefetch), down below
  * 0.5 × capacity; a decision must hold for 10 s (hysteresis) and 30 s must pass between two scalings (cooldown).
  *
- * @param pollInterval how often the queue depth is read
+ * @param pollInterval how often the queue depth is read (each wait rounded up to a 100 ms grid, at most a quarter of
+ *     the interval, so that autoscalers started together wake together)
  * @param scaleUpMultiplier scale up when {@code ready > capacity × this}
  * @param scaleDownMultiplier scale down when {@code ready < capacity × this}; below the up multiplier
  * @param hysteresis how long a wish to scale must persist before it is acted on

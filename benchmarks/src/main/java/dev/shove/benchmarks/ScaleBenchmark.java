@@ -31,8 +31,8 @@ import org.apache.kafka.clients.admin.Admin;
  * <ul>
  *   <li><b>startup</b>: from {@code register} of the first topic to {@code group.health().isReady()};
  *   <li><b>idle CPU</b>: the process's CPU time over {@code idle} seconds in which nothing is published, as a share of
- *       one core (a group that polls busily shows here; the JVM's own background work is included, so this is an
- *       upper bound of shove's);
+ *       one core, after {@code settle} seconds in which the JIT finishes compiling the start-up code (a group that polls
+ *       busily shows here; the JVM's own background work is included, so this is an upper bound of shove's);
  *   <li><b>heap</b>: used heap after a full GC while the group runs, minus the same before the broker was connected;
  *   <li><b>threads</b>: live platform threads while idle, minus those before (virtual threads are not counted by the
  *       JVM, and cost no thread of their own while parked).
@@ -48,7 +48,8 @@ import org.apache.kafka.clients.admin.Admin;
  *
  * <p>Arguments ({@code key=value}, all optional): {@code uri} (a broker URI, e.g. {@code kafka://127.0.0.1:9092};
  * in memory when absent), {@code registrations} (comma-separated counts; {@code 1,100,1000} in memory, {@code 1,100}
- * on a broker), {@code idle} (seconds, 10), {@code runs} (1). On Kafka the topics the run declared are deleted
+ * on a broker), {@code idle} (seconds, 10), {@code settle} (seconds between ready and the idle window, 20),
+ * {@code runs} (1). On Kafka the topics the run declared are deleted
  * afterwards.
  */
 public final class ScaleBenchmark {
@@ -70,23 +71,26 @@ public final class ScaleBenchmark {
                 .mapToInt(Integer::parseInt)
                 .toArray();
         int idleSeconds = args.integer("idle", 10);
+        int settleSeconds = args.integer("settle", 20);
         int runs = args.integer("runs", 1);
         String scheme = uri.isEmpty() ? "" : URI.create(uri).getScheme();
         System.out.printf(
                 Locale.ROOT,
-                "Scale benchmark (%s): registrations %s, %d s idle each, %d run(s); %d cores, max heap %d MB%n",
+                "Scale benchmark (%s): registrations %s, %d s idle each after %d s to settle, %d run(s); %d cores,"
+                        + " max heap %d MB%n",
                 uri.isEmpty() ? "in memory" : uri,
                 Arrays.toString(counts),
                 idleSeconds,
+                settleSeconds,
                 runs,
                 Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
-        measure(uri, 10, 2); // warm-up: class loading and JIT of the start path, not printed
+        measure(uri, 10, 2, 1); // warm-up: class loading and JIT of the start path, not printed
         List<List<Result>> results = new ArrayList<>();
         for (int count : counts) {
             List<Result> perRun = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
-                Result r = measure(uri, count, idleSeconds);
+                Result r = measure(uri, count, idleSeconds, settleSeconds);
                 perRun.add(r);
                 if (runs > 1) {
                     System.out.printf(Locale.ROOT, "run %d: %s%n", run + 1, row(r));
@@ -105,7 +109,7 @@ public final class ScaleBenchmark {
                     median(perRun.stream().mapToDouble(Result::heapMb)),
                     (int) median(perRun.stream().mapToDouble(Result::threads)))));
         }
-        report(scheme, counts, idleSeconds, runs, results).write();
+        report(scheme, counts, idleSeconds, settleSeconds, runs, results).write();
     }
 
     private static String row(Result r) {
@@ -121,16 +125,17 @@ public final class ScaleBenchmark {
 
     /** The figures as a report: in memory the 1,000 registrations' idle CPU and heap with their targets. */
     private static BenchReport report(
-            String scheme, int[] counts, int idleSeconds, int runs, List<List<Result>> results) {
+            String scheme, int[] counts, int idleSeconds, int settleSeconds, int runs, List<List<Result>> results) {
         BenchReport report = new BenchReport(
                 scheme.isEmpty() ? "scale" : "scale-" + scheme,
                 String.format(
                         Locale.ROOT,
                         "Scale (%s): registrations %s in one consumer group, each topic with a hold tier and a"
-                                + " dead-letter queue, %d s idle, median of %d run(s)",
+                                + " dead-letter queue, %d s idle after %d s to settle, median of %d run(s)",
                         scheme.isEmpty() ? "in memory" : scheme,
                         Arrays.toString(counts),
                         idleSeconds,
+                        settleSeconds,
                         runs));
         BenchReport.Goal none = BenchReport.Goal.NONE;
         boolean targets = scheme.isEmpty();
@@ -179,7 +184,7 @@ public final class ScaleBenchmark {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    private static Result measure(String uri, int registrations, int idleSeconds) throws Exception {
+    private static Result measure(String uri, int registrations, int idleSeconds, int settleSeconds) throws Exception {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -211,7 +216,8 @@ public final class ScaleBenchmark {
             }
             double startupMillis = (System.nanoTime() - start) / 1e6;
 
-            Thread.sleep(1_000); // let start-up work (first autoscaler reads, JIT) settle before measuring
+            // start-up work (the JIT compiling the start path, the first autoscaler reads) is not idle cost
+            Thread.sleep(settleSeconds * 1_000L);
             long cpu0 = os.getProcessCpuTime();
             long wall0 = System.nanoTime();
             Thread.sleep(idleSeconds * 1_000L);
