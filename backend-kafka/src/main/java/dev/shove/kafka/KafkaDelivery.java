@@ -4,7 +4,6 @@ import dev.shove.Position;
 import dev.shove.ShoveHeaders;
 import dev.shove.spi.Delivery;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -48,14 +47,17 @@ final class KafkaDelivery implements Delivery {
     public Map<String, String> headers() {
         Map<String, String> h = headers;
         if (h == null) {
-            Map<String, String> decoded = KafkaHeaders.fromKafka(record.headers(), hideInternal);
             WaitingOffsets.Wait w = wait;
-            if (w != null) {
-                // it waited out a sequenced retry when last delivered: it goes on from there
-                decoded.put(ShoveHeaders.RETRY_COUNT, Integer.toString(w.retryCount()));
-                decoded.put(ShoveHeaders.NOT_BEFORE, Long.toString(w.notBeforeEpochMs()));
-            }
-            h = Collections.unmodifiableMap(decoded);
+            h = w == null
+                    ? KafkaHeaders.immutableFromKafka(record.headers(), hideInternal)
+                    // it waited out a sequenced retry when last delivered: it goes on from there
+                    : KafkaHeaders.immutableFromKafka(
+                            record.headers(),
+                            hideInternal,
+                            ShoveHeaders.RETRY_COUNT,
+                            Integer.toString(w.retryCount()),
+                            ShoveHeaders.NOT_BEFORE,
+                            Long.toString(w.notBeforeEpochMs()));
             headers = h;
         }
         return h;

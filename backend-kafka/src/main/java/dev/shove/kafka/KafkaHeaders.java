@@ -1,6 +1,7 @@
 package dev.shove.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.header.Header;
@@ -36,7 +37,7 @@ final class KafkaHeaders {
 
     /**
      * Shove's headers from a record's: values decoded as UTF-8, the last one winning when a name repeats; with {@code
-     * hideInternal}, the backend's own headers are left out.
+     * hideInternal}, the backend's own headers are left out. Mutable, for callers that add to it.
      */
     static Map<String, String> fromKafka(Headers headers, boolean hideInternal) {
         Map<String, String> out = new HashMap<>(8);
@@ -45,10 +46,71 @@ final class KafkaHeaders {
             if (hideInternal && key.startsWith(PREFIX)) {
                 continue;
             }
-            byte[] value = h.value();
-            out.put(key, value == null ? "" : new String(value, StandardCharsets.UTF_8));
+            out.put(key, utf8(h.value()));
         }
         return out;
+    }
+
+    /**
+     * The same as {@link #fromKafka} plus {@code extra} (name, value, name, value ...; winning over the record's), as
+     * an immutable map of the JDK's own ({@link Map#of}), which {@code Map.copyOf} (as in {@code MessageMetadata})
+     * returns as it is: one small map per record instead of a {@code HashMap}, a wrapper and a copy.
+     */
+    static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal, String... extra) {
+        Pairs pairs = new Pairs();
+        for (Header h : headers) {
+            String key = h.key();
+            if (!hideInternal || !key.startsWith(PREFIX)) {
+                pairs.put(key, utf8(h.value()));
+            }
+        }
+        for (int i = 0; i < extra.length; i += 2) {
+            pairs.put(extra[i], extra[i + 1]);
+        }
+        return pairs.toMap();
+    }
+
+    /** Names and values in arrival order, a repeated name keeping its first place and its last value. */
+    private static final class Pairs {
+        private String[] slots = new String[8];
+        private int size;
+
+        void put(String key, String value) {
+            for (int i = 0; i < size; i++) {
+                if (slots[2 * i].equals(key)) {
+                    slots[2 * i + 1] = value;
+                    return;
+                }
+            }
+            if (2 * size == slots.length) {
+                slots = Arrays.copyOf(slots, slots.length * 2);
+            }
+            slots[2 * size] = key;
+            slots[2 * size + 1] = value;
+            size++;
+        }
+
+        Map<String, String> toMap() {
+            String[] p = slots;
+            return switch (size) {
+                case 0 -> Map.of();
+                case 1 -> Map.of(p[0], p[1]);
+                case 2 -> Map.of(p[0], p[1], p[2], p[3]);
+                case 3 -> Map.of(p[0], p[1], p[2], p[3], p[4], p[5]);
+                default -> {
+                    @SuppressWarnings({"unchecked", "rawtypes"})
+                    Map.Entry<String, String>[] entries = new Map.Entry[size];
+                    for (int i = 0; i < size; i++) {
+                        entries[i] = Map.entry(p[2 * i], p[2 * i + 1]);
+                    }
+                    yield Map.ofEntries(entries);
+                }
+            };
+        }
+    }
+
+    private static String utf8(byte @Nullable [] value) {
+        return value == null ? "" : new String(value, StandardCharsets.UTF_8);
     }
 
     /** One header's value as a string, or null when absent. */
