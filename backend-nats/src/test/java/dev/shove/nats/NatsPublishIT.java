@@ -43,6 +43,26 @@ class NatsPublishIT {
         NatsTestSupport.deleteStreamsCreatedSince(before);
     }
 
+    /** A transport of its own on the test server, as a broker would open it. */
+    private static NatsTransport transport(String name) {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        return (NatsTransport)
+                NatsTestSupport.config().build().open(new TransportContext(registry, name, new WireHeaders(registry)));
+    }
+
+    /** How many messages the stream holds, read with a plain connection. */
+    private static long storedMessages(String stream) throws Exception {
+        Connection c = NatsTestSupport.raw();
+        try {
+            return c.jetStreamManagement()
+                    .getStreamInfo(stream)
+                    .getStreamState()
+                    .getMsgCount();
+        } finally {
+            c.close();
+        }
+    }
+
     @Test
     @DisplayName("a message over the server's max_payload fails with a PublishException that says so")
     void overMaxPayload() {
@@ -63,25 +83,13 @@ class NatsPublishIT {
         Topic<byte[]> topic = Topic.builder(NatsTestSupport.unique("dedup"), byte[].class)
                 .dlq()
                 .build();
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (NatsTransport transport = (NatsTransport) NatsTestSupport.config()
-                .build()
-                .open(new TransportContext(registry, "dedup-test", new WireHeaders(registry)))) {
+        try (NatsTransport transport = transport("dedup-test")) {
             transport.declare(topic);
             OutboundMessage message =
                     new OutboundMessage(new byte[] {1}, Map.of(ShoveHeaders.MESSAGE_ID, "m-1"), null, -1, "raw");
             transport.publish(topic, message).join();
             transport.publish(topic, message).join();
-            Connection c = NatsTestSupport.raw();
-            try {
-                assertThat(c.jetStreamManagement()
-                                .getStreamInfo(topic.name())
-                                .getStreamState()
-                                .getMsgCount())
-                        .isEqualTo(1);
-            } finally {
-                c.close();
-            }
+            assertThat(storedMessages(topic.name())).isEqualTo(1);
         }
     }
 
@@ -92,10 +100,7 @@ class NatsPublishIT {
         Topic<byte[]> topic = Topic.builder(NatsTestSupport.unique("interrupted"), byte[].class)
                 .dlq()
                 .build();
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (NatsTransport transport = (NatsTransport) NatsTestSupport.config()
-                .build()
-                .open(new TransportContext(registry, "interrupt-test", new WireHeaders(registry)))) {
+        try (NatsTransport transport = transport("interrupt-test")) {
             transport.declare(topic);
             OutboundMessage message = new OutboundMessage(new byte[] {1}, Map.of(), null, -1, "raw");
             Thread.currentThread().interrupt();
@@ -103,16 +108,7 @@ class NatsPublishIT {
             assertThat(Thread.interrupted()).isTrue();
             // well inside the 10 s apiTimeout after which a dropped publish would fail
             published.get(5, TimeUnit.SECONDS);
-            Connection c = NatsTestSupport.raw();
-            try {
-                assertThat(c.jetStreamManagement()
-                                .getStreamInfo(topic.name())
-                                .getStreamState()
-                                .getMsgCount())
-                        .isEqualTo(1);
-            } finally {
-                c.close();
-            }
+            assertThat(storedMessages(topic.name())).isEqualTo(1);
         }
     }
 

@@ -4,26 +4,18 @@ import static org.awaitility.Awaitility.await;
 
 import dev.shove.BatchOptions;
 import dev.shove.BatchOutcome;
-import dev.shove.ConsumerOptions;
 import dev.shove.NoContext;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
-import dev.shove.spi.OutboundMessage;
-import dev.shove.spi.QueueStats;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
-import dev.shove.spi.Transport;
-import dev.shove.spi.TransportContext;
-import dev.shove.spi.WireHeaders;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -46,32 +38,13 @@ class BatchContinuationTest {
      * A transport that hands over its backlog as soon as the main queue is subscribed (so the first batch holds all
      * of it) and confirms acknowledgements only when the test says so (returns at once).
      */
-    static final class HoldingTransport implements Transport {
+    static final class HoldingTransport extends TestTransport {
         final List<Held> held = new CopyOnWriteArrayList<>();
-        final Capabilities capabilities;
         final List<Delivery> backlog;
 
         HoldingTransport(Capabilities capabilities, List<Delivery> backlog) {
-            this.capabilities = capabilities;
+            super(capabilities);
             this.backlog = List.copyOf(backlog);
-        }
-
-        @Override
-        public String name() {
-            return "holding";
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return capabilities;
-        }
-
-        @Override
-        public void declare(Topic<?> topic) {}
-
-        @Override
-        public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
-            return CompletableFuture.completedFuture(null);
         }
 
         @Override
@@ -95,26 +68,12 @@ class BatchContinuationTest {
                 public void close() {}
             };
         }
-
-        @Override
-        public QueueStats stats(Topic<?> topic) {
-            return new QueueStats(0, 0);
-        }
-
-        @Override
-        public void ping(Duration timeout) {}
-
-        @Override
-        public void close() {}
     }
 
     private final HoldingTransport transport = new HoldingTransport(
             Capabilities.builder().nativeBatches().build(),
             List.of(TestDelivery.of("d0"), TestDelivery.of("d1"), TestDelivery.of("d2")));
-    private final BrokerServices services = new BrokerServices(
-            transport,
-            new Metrics(new SimpleMeterRegistry()),
-            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
+    private final BrokerServices services = TestEngine.services(transport);
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
     private final AtomicInteger runs = new AtomicInteger();
 
@@ -128,16 +87,9 @@ class BatchContinuationTest {
 
     /** Runs a batch registration answering {@code all(ack.andThen(runs++))} on the backlog, one batch of three. */
     private List<Held> batchOfThreeSettled() {
-        runtime.register(new ConsumerRuntime.Spec<>(
+        runtime.register(TestEngine.oneConsumer(
                 TOPIC,
-                TOPIC.name(),
-                TOPIC.name(),
-                ConsumerOptions.builder().prefetch(1).build(),
                 1,
-                1,
-                null,
-                false,
-                null,
                 new HandlerSpec.Batch<byte[], NoContext>(
                         () -> (batch, context) -> BatchOutcome.all(Outcome.ack().andThen(runs::incrementAndGet)),
                         BatchOptions.of(3, Duration.ZERO))));

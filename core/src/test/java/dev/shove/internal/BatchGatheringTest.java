@@ -5,15 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.shove.BatchOptions;
 import dev.shove.BatchOutcome;
-import dev.shove.ConsumerOptions;
 import dev.shove.NoContext;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Settlement;
-import dev.shove.spi.TransportContext;
-import dev.shove.spi.WireHeaders;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,10 +26,7 @@ class BatchGatheringTest {
 
     private final BatchContinuationTest.HoldingTransport transport =
             new BatchContinuationTest.HoldingTransport(Capabilities.builder().build(), List.of(TestDelivery.of("d0")));
-    private final BrokerServices services = new BrokerServices(
-            transport,
-            new Metrics(new SimpleMeterRegistry()),
-            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
+    private final BrokerServices services = TestEngine.services(transport);
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
 
     @AfterEach
@@ -44,16 +37,9 @@ class BatchGatheringTest {
     @Test
     void aStopReturnsAPartialBatchStillGatheringInsteadOfWaitingOutMaxWait() {
         AtomicInteger batches = new AtomicInteger();
-        runtime.register(new ConsumerRuntime.Spec<>(
+        runtime.register(TestEngine.oneConsumer(
                 TOPIC,
-                TOPIC.name(),
-                TOPIC.name(),
-                ConsumerOptions.builder().prefetch(1).build(),
                 1,
-                1,
-                null,
-                false,
-                null,
                 new HandlerSpec.Batch<byte[], NoContext>(
                         () -> (batch, context) -> {
                             batches.incrementAndGet();

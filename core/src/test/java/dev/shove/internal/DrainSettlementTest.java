@@ -3,23 +3,16 @@ package dev.shove.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.shove.ConsumerOptions;
 import dev.shove.NoContext;
 import dev.shove.Outcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
-import dev.shove.spi.OutboundMessage;
-import dev.shove.spi.QueueStats;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
-import dev.shove.spi.Transport;
-import dev.shove.spi.TransportContext;
-import dev.shove.spi.WireHeaders;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -42,28 +35,14 @@ class DrainSettlementTest {
             .build();
 
     /** A transport whose settle, on the worker's thread, waits for the test and notes whether it was interrupted. */
-    static final class SlowSettleTransport implements Transport {
+    static final class SlowSettleTransport extends TestTransport {
         final CountDownLatch settling = new CountDownLatch(1);
         final CountDownLatch paused = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicBoolean interruptedWhileSettling = new AtomicBoolean();
 
-        @Override
-        public String name() {
-            return "slow-settle";
-        }
-
-        @Override
-        public Capabilities capabilities() {
-            return Capabilities.builder().build();
-        }
-
-        @Override
-        public void declare(Topic<?> topic) {}
-
-        @Override
-        public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
-            return CompletableFuture.completedFuture(null);
+        SlowSettleTransport() {
+            super(Capabilities.builder().build());
         }
 
         @Override
@@ -93,24 +72,10 @@ class DrainSettlementTest {
                 public void close() {}
             };
         }
-
-        @Override
-        public QueueStats stats(Topic<?> topic) {
-            return new QueueStats(0, 0);
-        }
-
-        @Override
-        public void ping(Duration timeout) {}
-
-        @Override
-        public void close() {}
     }
 
     private final SlowSettleTransport transport = new SlowSettleTransport();
-    private final BrokerServices services = new BrokerServices(
-            transport,
-            new Metrics(new SimpleMeterRegistry()),
-            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
+    private final BrokerServices services = TestEngine.services(transport);
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
 
     @AfterEach
@@ -121,16 +86,9 @@ class DrainSettlementTest {
 
     @Test
     void aDrainDoesNotInterruptAWorkerWhileTheTransportTakesItsSettlement() throws Exception {
-        runtime.register(new ConsumerRuntime.Spec<>(
+        runtime.register(TestEngine.oneConsumer(
                 TOPIC,
-                TOPIC.name(),
-                TOPIC.name(),
-                ConsumerOptions.builder().prefetch(1).build(),
                 1,
-                1,
-                null,
-                false,
-                null,
                 new HandlerSpec.Single<byte[], NoContext>(() -> (message, metadata, context) -> Outcome.ack())));
         runtime.start();
         assertThat(transport.settling.await(5, TimeUnit.SECONDS)).isTrue();

@@ -18,10 +18,8 @@ import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.OutboundMessage;
-import dev.shove.spi.QueueStats;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
-import dev.shove.spi.Transport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,22 +60,13 @@ class PublisherImplTest {
      * A transport that records what it is asked to publish and answers with {@link #answer}: the test double of the
      * SPI for the publisher, which never subscribes.
      */
-    static class RecordingTransport implements Transport {
+    static class RecordingTransport extends TestTransport {
         final List<OutboundMessage> published = new CopyOnWriteArrayList<>();
         Function<OutboundMessage, CompletableFuture<Void>> answer = m -> CompletableFuture.completedFuture(null);
 
-        @Override
-        public String name() {
-            return "recording";
+        RecordingTransport() {
+            super(Capabilities.builder().build());
         }
-
-        @Override
-        public Capabilities capabilities() {
-            return Capabilities.builder().build();
-        }
-
-        @Override
-        public void declare(Topic<?> topic) {}
 
         @Override
         public CompletableFuture<Void> publish(Topic<?> topic, OutboundMessage message) {
@@ -89,17 +78,6 @@ class PublisherImplTest {
         public Subscription subscribe(SubscriptionRequest request, DeliverySink sink) {
             throw new UnsupportedOperationException("the publisher never subscribes");
         }
-
-        @Override
-        public QueueStats stats(Topic<?> topic) {
-            return new QueueStats(0, 0);
-        }
-
-        @Override
-        public void ping(Duration timeout) {}
-
-        @Override
-        public void close() {}
     }
 
     private final RecordingTransport transport = new RecordingTransport();

@@ -3,7 +3,6 @@ package dev.shove.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.shove.ConsumerOptions;
 import dev.shove.NoContext;
 import dev.shove.Outcome;
 import dev.shove.SequenceFailure;
@@ -11,9 +10,6 @@ import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Settlement;
-import dev.shove.spi.TransportContext;
-import dev.shove.spi.WireHeaders;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -42,10 +38,7 @@ class ReturnOrderTest {
 
     private final BatchContinuationTest.HoldingTransport transport = new BatchContinuationTest.HoldingTransport(
             Capabilities.builder().build(), List.of(delivery("first"), delivery("second"), delivery("third")));
-    private final BrokerServices services = new BrokerServices(
-            transport,
-            new Metrics(new SimpleMeterRegistry()),
-            new TransportContext(new SimpleMeterRegistry(), "test", new WireHeaders(new SimpleMeterRegistry())));
+    private final BrokerServices services = TestEngine.services(transport);
     private final ConsumerRuntime<NoContext> runtime = new ConsumerRuntime<>(services, NoContext.INSTANCE, r -> {});
 
     @AfterEach
@@ -57,17 +50,8 @@ class ReturnOrderTest {
     @DisplayName("a stopping consumer returns a key's waiting retry before the key's later messages")
     void waitingRetryReturnedFirst() {
         AtomicInteger calls = new AtomicInteger();
-        runtime.register(new ConsumerRuntime.Spec<>(
-                TOPIC,
-                TOPIC.name(),
-                TOPIC.name(),
-                ConsumerOptions.builder().prefetch(10).build(),
-                1,
-                1,
-                null,
-                false,
-                null,
-                new HandlerSpec.Single<byte[], NoContext>(() -> (message, meta, context) -> {
+        runtime.register(TestEngine.oneConsumer(
+                TOPIC, 10, new HandlerSpec.Single<byte[], NoContext>(() -> (message, meta, context) -> {
                     calls.incrementAndGet();
                     return Outcome.retry(Duration.ofMinutes(5)); // waits in place, holding up "second" and "third"
                 })));
