@@ -225,9 +225,12 @@ final class DeliveryPipeline<T, C> {
                 d.headers(),
                 d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
                 d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
-                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty(),
+                timestamps.of(d.timestampMs()),
                 Optional.ofNullable(d.position()));
     }
+
+    /** The metadata's timestamps, shared by the registration's workers (one object per millisecond, not per message). */
+    private final Timestamps timestamps = new Timestamps();
 
     /** The delivery counts most messages have, made once: metadata is built for every message. */
     private static final OptionalInt[] DELIVERY_COUNTS = new OptionalInt[16];
