@@ -614,7 +614,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     }
 
     private void submit(Job job, Settlement settlement, boolean returned) {
-        job.returned = returned;
+        if (returned) {
+            job.markReturned();
+        }
         unconfirmed.incrementAndGet();
         Subscription sub = subscription;
         try {
@@ -649,7 +651,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     job.messageId(),
                     job.delivery.queue(),
                     failure.toString());
-        } else if (job.continuation != null && !job.returned) {
+        } else if (job.continuation != null && !job.returned()) {
             context.continuations().submit(job.continuation, request.topic().name(), job.messageId());
         }
         signalIdle();
