@@ -2,7 +2,8 @@ package dev.shove;
 
 /**
  * One handler call as an {@link HandlerInterceptor} sees it. Belongs to the calling thread: call {@link #proceed}
- * at most once, on that thread, before returning.
+ * at most once, on that thread, before returning. Once the call has returned, the same object may serve the worker's
+ * next message: keep what you need of it (its message, its metadata), never the invocation itself.
  *
  * @since 0.1.0
  */

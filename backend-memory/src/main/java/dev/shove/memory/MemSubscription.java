@@ -120,7 +120,7 @@ final class MemSubscription implements Subscription {
                 return;
             }
         }
-        throw new IllegalStateException("subscription " + id + " on queue '" + delivery.queue.name
+        throw new IllegalStateException("subscription " + id + " on queue '" + delivery.source().name
                 + "' received a delivery beyond its window of " + n + " (an in-memory broker bug)");
     }
 
@@ -144,7 +144,7 @@ final class MemSubscription implements Subscription {
             for (int i = 0; i < copies.size(); i++) { // indexed: an ack's empty list makes no iterator
                 Settlement.Copy copy = copies.get(i);
                 switch (copy) {
-                    case Settlement.Copy.ToHold hold -> broker.hold(d.queue.name, hold);
+                    case Settlement.Copy.ToHold hold -> broker.hold(d.source().name, hold);
                     case Settlement.Copy.ToDeadLetter dead ->
                         broker.putCopy(dead.queue(), dead.payload(), dead.headers());
                     case Settlement.Copy.ToTopic reply -> broker.publishCopy(reply.topic(), reply.message());
@@ -153,7 +153,8 @@ final class MemSubscription implements Subscription {
         } catch (RuntimeException e) {
             failure = e;
         }
-        d.queue.release(d.reader, d.message, failure != null || settlement.action() == Settlement.Action.RETURN, this);
+        d.source()
+                .release(d.reader, d.message, failure != null || settlement.action() == Settlement.Action.RETURN, this);
         if (sources.size() > 1) {
             pumpAll(); // the window freed may let another source (a shard) deliver
         }
@@ -163,7 +164,7 @@ final class MemSubscription implements Subscription {
     @Override
     public void waiting(Delivery delivery, int retryCount, long notBeforeEpochMs) {
         MemDelivery d = (MemDelivery) delivery;
-        d.queue.waiting(d.reader, d.message, retryCount, notBeforeEpochMs);
+        d.source().waiting(d.reader, d.message, retryCount, notBeforeEpochMs);
     }
 
     private void pumpAll() {
@@ -194,7 +195,7 @@ final class MemSubscription implements Subscription {
         for (Delivery delivery : abandoned) {
             MemDelivery d = (MemDelivery) delivery;
             if (untrack(d)) {
-                d.queue.settled(d.reader, d.message);
+                d.source().settled(d.reader, d.message);
                 window.incrementAndGet();
             }
         }
@@ -225,7 +226,7 @@ final class MemSubscription implements Subscription {
         for (int slot = 0; slot < outstanding.length(); slot++) {
             MemDelivery d = outstanding.get(slot);
             if (d != null && untrack(d)) {
-                d.queue.requeue(d.reader, d.message);
+                d.source().requeue(d.reader, d.message);
             }
         }
         onClose.run();

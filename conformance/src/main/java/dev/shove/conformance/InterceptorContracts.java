@@ -10,6 +10,7 @@ import dev.shove.HandlerInterceptor;
 import dev.shove.Invocation;
 import dev.shove.Outcome;
 import dev.shove.Topic;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -93,6 +94,39 @@ abstract class InterceptorContracts<B> extends Contracts<B> {
         assertThat(invocation.metadata().messageId()).isEqualTo(call.metadata().messageId());
         assertThat(invocation.context()).isEqualTo(new Tenant("group"));
         assertThat(invocation.groupName()).isEqualTo(topic.name());
+    }
+
+    @Test
+    @DisplayName("one worker's messages one after another: each runs the whole chain, whose invocation shows that"
+            + " message and its metadata")
+    void invocationPerMessage() {
+        Topic<Msg> topic = plainTopic("intercept-each");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, config(c -> c.prefetch(1).interceptors(seeing("outer", seen), seeing("inner", seen))), rec);
+        for (int n = 1; n <= 5; n++) {
+            h().publisher().publish(topic, Msg.of(n));
+        }
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(5);
+        h().await("the chains to unwind", () -> seen.size() == 10);
+        List<String> expected = new ArrayList<>();
+        for (Recorder.Call<Msg> call : calls) {
+            expected.add("outer " + call.message().n() + " "
+                    + call.metadata().messageId().orElseThrow());
+            expected.add("inner " + call.message().n() + " "
+                    + call.metadata().messageId().orElseThrow());
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** An interceptor that notes the message and message id its invocation shows, then proceeds. */
+    private static HandlerInterceptor seeing(String name, List<String> seen) {
+        return invocation -> {
+            seen.add(name + " " + ((Msg) invocation.message()).n() + " "
+                    + invocation.metadata().messageId().orElseThrow());
+            return invocation.proceed();
+        };
     }
 
     @Test

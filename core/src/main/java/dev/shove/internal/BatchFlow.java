@@ -187,7 +187,7 @@ final class BatchFlow<T, C> implements Flow {
         Job last = jobs.getLast();
         for (Job job : jobs) {
             job.confirmation = failure -> {
-                if (failure != null || job.returned) {
+                if (failure != null || job.returned()) {
                     failed.set(true);
                 }
                 if (left.decrementAndGet() == 0 && !failed.get()) {

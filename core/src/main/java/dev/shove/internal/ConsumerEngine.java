@@ -371,7 +371,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             verdicts = crashed(started, t);
         }
         for (Verdict verdict : verdicts) {
-            apply(verdict, null);
+            apply(verdict, verdict.job(), null);
         }
     }
 
@@ -398,7 +398,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             // transport deliver on this thread it takes itself, rather than wake a parked worker for it.
             worker.takesNext = lanes == null;
             try {
-                apply(verdict, worker);
+                apply(verdict, job, worker);
             } finally {
                 worker.takesNext = false;
             }
@@ -432,7 +432,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         }
         replaceWorker();
         for (Verdict verdict : flow.timedOut(token)) {
-            apply(verdict, null);
+            apply(verdict, verdict.job(), null);
         }
     }
 
@@ -463,11 +463,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
 
     /**
      * Carries out a flow's verdict: a settlement submitted to the transport (releasing the key's lane), or a wait in
-     * place; then the move the handler asked for, if any. {@code inline}: the caller is the job's worker and will run
+     * place; then the move the handler asked for, if any. {@code job}: the job it concerns (named by the caller: {@link
+     * Verdict#ACKED} names none). {@code inline}: the caller is the job's worker and will run
      * the key's next job itself (it is left in {@link Worker#inlineNext}); otherwise the next job is queued.
      */
-    private void apply(Verdict verdict, @Nullable Worker inline) {
-        Job job = verdict.job();
+    private void apply(Verdict verdict, Job job, @Nullable Worker inline) {
         job.addContinuation(verdict.continuation());
         Decision decision = verdict.decision();
         if (decision instanceof WaitInPlace wait) {
@@ -614,7 +614,9 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     }
 
     private void submit(Job job, Settlement settlement, boolean returned) {
-        job.returned = returned;
+        if (returned) {
+            job.markReturned();
+        }
         unconfirmed.incrementAndGet();
         Subscription sub = subscription;
         try {
@@ -649,7 +651,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     job.messageId(),
                     job.delivery.queue(),
                     failure.toString());
-        } else if (job.continuation != null && !job.returned) {
+        } else if (job.continuation != null && !job.returned()) {
             context.continuations().submit(job.continuation, request.topic().name(), job.messageId());
         }
         signalIdle();

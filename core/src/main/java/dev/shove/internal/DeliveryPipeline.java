@@ -225,9 +225,12 @@ final class DeliveryPipeline<T, C> {
                 d.headers(),
                 d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
                 d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
-                d.timestampMs() >= 0 ? OptionalLong.of(d.timestampMs()) : OptionalLong.empty(),
+                timestamps.of(d.timestampMs()),
                 Optional.ofNullable(d.position()));
     }
+
+    /** The metadata's timestamps, shared by the registration's workers (one object per millisecond, not per message). */
+    private final Timestamps timestamps = new Timestamps();
 
     /** The delivery counts most messages have, made once: metadata is built for every message. */
     private static final OptionalInt[] DELIVERY_COUNTS = new OptionalInt[16];
@@ -278,11 +281,18 @@ final class DeliveryPipeline<T, C> {
     /**
      * The verdict on a handler's outcome: its decision, replies published first (or, on a transactional backend,
      * carried to commit with the ack), its continuation, its seek where the registration allows seeking, and what the
-     * handler threw, if it threw.
+     * handler threw, if it threw. For the single job a {@link Flow#run} ran: a plain ack is {@link Verdict#ACKED}.
      */
     Verdict conclude(Job job, Outcome outcome, @Nullable Throwable failure) {
         valve.record(failure != null || outcome.kind() == Outcome.Kind.RETRY);
         Decision decision = policy.decide(outcome, job.retryCount);
+        if (decision == DeliveryPolicy.ACK
+                && failure == null
+                && outcome.replies().isEmpty()
+                && outcome.continuation().isEmpty()
+                && outcome.seek().isEmpty()) {
+            return Verdict.ACKED; // what verdict() would make of it, minus the object (see Flow#run)
+        }
         Verdict verdict =
                 decision instanceof DeliveryPolicy.Ack && !outcome.replies().isEmpty()
                         ? ackWithReplies(job, outcome)

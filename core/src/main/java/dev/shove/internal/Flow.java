@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  */
 interface Flow {
 
-    /** Runs a started job on {@code worker}; null when the handler call was taken over (the taker settles it). */
+    /**
+     * Runs a started job on {@code worker}; null when the handler call was taken over (the taker settles it). A plain
+     * ack may come back as {@link Verdict#ACKED}, which names no job: the job is {@code job}.
+     */
     @Nullable
     Verdict run(Worker worker, Job job);
 

@@ -30,11 +30,22 @@ final class InterceptorChain<T, C> {
     }
 
     /**
-     * One run of {@code job} through the chain, armed in the worker's watchdog {@code slot}, for {@link
-     * Worker#invoke}: one object that is both the worker's call and the interceptors' invocation.
+     * One run of {@code job} through the chain on {@code worker}, for {@link Worker#invoke}: one object that is both
+     * the worker's call and the interceptors' invocation. The worker's previous call of this chain is reused: an
+     * invocation belongs to its call ({@link Invocation}: used on the calling thread, before returning), and a worker
+     * whose call was taken over never makes another one, so no call of a worker is in use when it makes the next.
      */
-    Worker.Call callOf(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, C context) {
-        return new Call(job, slot, message, metadata, context);
+    Worker.Call callOf(Job job, Worker worker, T message, MessageMetadata metadata, C context) {
+        if (worker.scratchCall instanceof InterceptorChain<?, ?>.Call previous && previous.chain() == this) {
+            @SuppressWarnings("unchecked") // same chain, same T
+            Call call = (Call) previous;
+            call.reset(job, message, metadata, context);
+            return call;
+        }
+        Call call = new Call(worker.slot);
+        call.reset(job, message, metadata, context);
+        worker.scratchCall = call;
+        return call;
     }
 
     /**
@@ -49,21 +60,30 @@ final class InterceptorChain<T, C> {
         return call.slot.isRunning() && call.job.claimCount();
     }
 
-    /** One call travelling down the chain. */
+    /** One call travelling down the chain; reused by its worker for its next call ({@link #callOf}). */
     private final class Call implements Invocation, Worker.Call {
-        private final Job job;
         private final Watchdog.Slot slot;
-        private final T message;
-        private final MessageMetadata metadata;
+        private Job job;
+        private T message;
+        private MessageMetadata metadata;
         private Object context;
         private int next;
 
-        Call(Job job, Watchdog.Slot slot, T message, MessageMetadata metadata, Object context) {
-            this.job = job;
+        Call(Watchdog.Slot slot) {
             this.slot = slot;
+        }
+
+        /** Readies this call for a run of {@code job}, from the outermost interceptor. */
+        void reset(Job job, T message, MessageMetadata metadata, Object context) {
+            this.job = job;
             this.message = message;
             this.metadata = metadata;
             this.context = context;
+            this.next = 0;
+        }
+
+        InterceptorChain<T, C> chain() {
+            return InterceptorChain.this;
         }
 
         @Override

@@ -41,7 +41,7 @@ final class MainFlow<T, C> implements Flow {
         MessageMetadata metadata = pipeline.metadata(job);
         C context = pipeline.context;
         job.runs++;
-        if (!worker.invoke(job, chain.callOf(job, worker.slot, message, metadata, context))) {
+        if (!worker.invoke(job, chain.callOf(job, worker, message, metadata, context))) {
             return null; // taken over by the watchdog or the drain, which settle it
         }
         // counted by the MetricsInterceptor

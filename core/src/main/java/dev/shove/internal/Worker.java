@@ -46,6 +46,13 @@ final class Worker {
     /** When the call in progress started (System.nanoTime), or 0 between calls: for health reports. */
     volatile long callStartNanos;
 
+    /**
+     * The worker's last handler call, which its next call of the same chain reuses (the chain's use, {@link
+     * InterceptorChain#callOf}) so that a message costs no call object.
+     */
+    @Nullable
+    Object scratchCall;
+
     /** The next job of the key whose job this worker just settled, to run without a queue hop (engine's use). */
     @Nullable
     Job inlineNext;

@@ -48,6 +48,22 @@ class JobTest {
     }
 
     @Test
+    @DisplayName("a job returned to the broker stays settled: not withdrawn, not settled again")
+    void returned() {
+        Job job = new Job(null, TestDelivery.of("d"), null, 0);
+        job.start();
+        job.claimSettlement();
+
+        assertThat(job.returned()).isFalse();
+        job.markReturned();
+
+        assertThat(job.returned()).isTrue();
+        assertThat(job.claimSettlement()).isFalse();
+        assertThat(job.isWithdrawn()).isFalse();
+        assertThat(job.withdraw()).isFalse();
+    }
+
+    @Test
     @DisplayName("a job waiting in place goes back to pending and can start again")
     void requeue() {
         Job job = new Job(null, TestDelivery.of("d"), null, 0);
