@@ -7,6 +7,7 @@ import dev.shove.spi.DeliverySink;
 import dev.shove.spi.SubscriptionRequest;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,9 +100,7 @@ final class AckFlusher {
     private void write(SettlementQueue.Batch batch) {
         @Nullable Throwable failure = null;
         try {
-            boolean copied = transaction != null
-                    ? transaction.publishCopies(batch.ops())
-                    : batch.ops().stream().anyMatch(SettlementQueue.Op::afterCopies);
+            boolean copied = transaction != null ? transaction.publishCopies(batch.ops()) : batch.afterCopies();
             if (copied) {
                 transport.afterCopies();
             }
@@ -119,9 +118,10 @@ final class AckFlusher {
                 transaction.rollBack(batch.ops());
             }
         }
+        List<Long> unknown = batch.plan().unknown();
         for (SettlementQueue.Op op : batch.ops()) {
             @Nullable Throwable result = failure;
-            if (result == null && batch.plan().unknown().contains(op.tag())) {
+            if (result == null && !unknown.isEmpty() && unknown.contains(op.tag())) {
                 result = new IllegalStateException("message " + op.tag() + " is not outstanding on the channel of"
                         + " consumer " + request.consumerId() + " (already settled, or from a lost channel)");
             }

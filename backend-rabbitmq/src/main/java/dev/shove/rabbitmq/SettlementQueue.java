@@ -74,8 +74,11 @@ final class SettlementQueue {
             SettleCallback callback,
             boolean afterCopies) {}
 
-    /** What the flusher writes next: settlements of one epoch, and the frames that settle them. */
-    record Batch(List<Op> ops, AckLedger.Plan plan, int epoch) {}
+    /**
+     * What the flusher writes next: settlements of one epoch, the frames that settle them, and whether any of them
+     * published copies first (so that the transport learns that copies were settled).
+     */
+    record Batch(List<Op> ops, AckLedger.Plan plan, int epoch, boolean afterCopies) {}
 
     private final RabbitMqTransport transport;
     private final SubscriptionRequest request;
@@ -89,6 +92,10 @@ final class SettlementQueue {
     private final Condition changed = lock.newCondition();
     private final AckLedger ledger = new AckLedger();
     private final ArrayDeque<Op> queued = new ArrayDeque<>();
+    /** The flusher's scratch for a batch's tags (only {@link #take()} uses them, under the lock). */
+    private long[] ackTags = new long[16];
+
+    private long[] nackTags = new long[16];
     private long firstQueuedAt;
     private int writing;
     private int copiesInFlight;
@@ -247,7 +254,10 @@ final class SettlementQueue {
             firstQueuedAt = System.nanoTime();
         }
         queued.add(op);
-        if (queued.size() == 1 || queued.size() >= batchSize) {
+        // Wake the flusher only when a batch is due: the first settlement starts its linger, a full batch ends it.
+        // Between the two, and past a full batch while the flusher writes the one before, it has nothing to do.
+        int size = queued.size();
+        if (size == 1 || size == batchSize) {
             changed.signalAll();
         }
     }
@@ -261,8 +271,9 @@ final class SettlementQueue {
      */
     @Nullable
     Batch take() throws InterruptedException {
-        List<Op> batch = new ArrayList<>();
-        List<Op> refused = new ArrayList<>();
+        List<Op> batch;
+        List<Op> refused = List.of();
+        boolean afterCopies = false;
         AckLedger.Plan plan;
         int batchEpoch;
         lock.lock();
@@ -279,26 +290,35 @@ final class SettlementQueue {
                 changed.awaitNanos(left);
             }
             batchEpoch = epoch;
-            List<Long> acks = new ArrayList<>();
-            List<Long> nacks = new ArrayList<>();
+            if (ackTags.length < queued.size()) {
+                ackTags = new long[Math.max(queued.size(), ackTags.length * 2)];
+                nackTags = new long[ackTags.length];
+            }
+            int acks = 0;
+            int nacks = 0;
+            batch = new ArrayList<>(queued.size());
             for (Op op; (op = queued.poll()) != null; ) {
                 if (op.epoch() != epoch) {
+                    if (refused.isEmpty()) {
+                        refused = new ArrayList<>();
+                    }
                     refused.add(op);
                     continue;
                 }
                 batch.add(op);
+                afterCopies |= op.afterCopies();
                 boolean ack = switch (op.kind()) {
                     case ACK -> true;
                     case RETURN -> false;
                     case TRANSACTION -> op.settlement().action() == Settlement.Action.ACK;
                 };
                 if (ack) {
-                    acks.add(op.tag());
+                    ackTags[acks++] = op.tag();
                 } else if (!(returnsOnClose && paused)) {
-                    nacks.add(op.tag());
+                    nackTags[nacks++] = op.tag();
                 } // else: left unacknowledged, the channel's close returns it (see the class comment)
             }
-            plan = ledger.plan(acks, nacks);
+            plan = ledger.plan(ackTags, acks, nackTags, nacks);
             writing += batch.size();
         } finally {
             lock.unlock();
@@ -308,7 +328,7 @@ final class SettlementQueue {
                 op.callback().settled(stale(op.delivery()));
             }
         }
-        return new Batch(batch, plan, batchEpoch);
+        return new Batch(batch, plan, batchEpoch, afterCopies);
     }
 
     /** The flusher has written a batch (or failed to) and run its callbacks. */
