@@ -14,12 +14,13 @@ import dev.shove.spi.SubscriptionRequest;
 import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -54,8 +55,13 @@ import org.slf4j.LoggerFactory;
  * and calls the settle callbacks once the commit is confirmed.
  *
  * <p>Flow control: at most {@code window} records are handed to the engine and not yet settled. Records fetched
- * beyond the window wait in a small backlog, and every assigned partition is paused while the window is full or the
- * backlog is not empty, so the poll loop keeps polling (group liveness) without fetching more.
+ * beyond the window wait in a backlog ({@link FetchedRecords}) and are handed out a partition at a time in turn. A
+ * partition with records in the backlog is paused, so while the window is full the loop fetches ahead from the other
+ * partitions, until the backlog holds {@code max.poll.records} (at most {@code window}, at most 500): then every
+ * assigned partition is paused, and the poll loop keeps polling (group liveness) without fetching more. The backlog
+ * therefore holds records of several partitions, and the window fills from all of them rather than from the one
+ * partition whose fetch {@code poll} happens to be returning (which, on a sequenced topic, carries only that
+ * partition's keys).
  *
  * <p>A returned record (shutdown, or a copy the broker refused) is read again: the poll thread seeks its partition
  * back to the lowest returned offset, and the re-read records that are still in flight or done are not handed out a
@@ -69,6 +75,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     /** While paused, how often the poll thread still calls {@code poll} (group membership, rebalances). */
     private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * While the window is full and the loop fetches ahead, how long it waits for a settlement before it looks for
+     * fetched records again (a fetch's response is only taken in by the next {@code poll}).
+     */
+    private static final long FETCH_AHEAD_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** How often, at most, a consumer logs (at DEBUG) the retries of other groups it skipped. */
     static final Duration FOREIGN_RETRY_LOG_INTERVAL = Duration.ofMinutes(1);
@@ -84,6 +95,9 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final boolean broadcast;
 
     private final int window;
+    /** The most records fetched ahead while the window is full: the consumer's {@code max.poll.records}. */
+    private final int backlogLimit;
+
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread pollThread;
     private final StallWatch stallWatch;
@@ -101,7 +115,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     // The parts of the poll state this class uses most, shared with the helpers.
     private final ConcurrentHashMap<Integer, PartitionState> owned;
     private final AtomicInteger outstanding;
-    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog;
+    private final FetchedRecords backlog;
     private final ReentrantLock deliverLock = new ReentrantLock();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -110,7 +124,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private volatile boolean terminated;
 
     // Poll thread only.
+    /** Every assigned partition is paused (the engine paused us, or the backlog is full). */
     private boolean consumerPaused;
+    /** The partitions paused because they have records in the backlog, while not every partition is. */
+    private final Set<TopicPartition> backlogPaused = new HashSet<>();
+
     private long foreignSinceLog;
     private long foreignLoggedNanos;
     private boolean foreignLogged;
@@ -130,10 +148,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         this.owned = pollState.owned;
         this.outstanding = pollState.outstanding;
         this.backlog = pollState.backlog;
+        this.backlogLimit = Math.min(Math.max(window, 1), 500);
         Map<String, Object> properties = transport.consumerProperties(
                 groupId,
                 transport.clientId(request.consumerId()),
-                Math.min(Math.max(window, 1), 500),
+                backlogLimit,
                 request.settings(KafkaGroupSettings.class)
                         .map(KafkaGroupSettings::consumerProperties)
                         .orElse(Map.of()));
@@ -374,6 +393,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     }
                 } else if (idle()) {
                     waker.longPoll(PollWaker.IDLE_POLL_TIMEOUT, this::idle, this::received);
+                } else if (outstanding.get() >= window) {
+                    // Fetching ahead: take what has come without blocking, then wait for a settlement.
+                    if (!poll(Duration.ZERO)) {
+                        inbox.apply(FETCH_AHEAD_WAIT_NANOS);
+                    }
                 } else {
                     poll(committer.hasUncommitted() ? transport.config().commitInterval() : POLL_TIMEOUT);
                 }
@@ -390,15 +414,17 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         }
     }
 
-    private void poll(Duration timeout) {
-        received(consumer.poll(timeout));
+    /** Polls and keeps what came in the backlog; true if records came. */
+    private boolean poll(Duration timeout) {
+        return received(consumer.poll(timeout));
     }
 
-    private void received(ConsumerRecords<byte[], byte[]> records) {
+    private boolean received(ConsumerRecords<byte[], byte[]> records) {
         lastPollNanos = System.nanoTime();
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            backlog.addLast(r);
+            backlog.add(r);
         }
+        return !records.isEmpty();
     }
 
     /**
@@ -433,7 +459,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             }
             List<Delivery> batch = new ArrayList<>(Math.min(room, backlog.size()));
             while (room > 0 && !backlog.isEmpty()) {
-                ConsumerRecord<byte[], byte[]> r = backlog.pollFirst();
+                ConsumerRecord<byte[], byte[]> r = backlog.poll();
                 PartitionState state = owned.get(r.partition());
                 if (state == null) {
                     continue; // revoked meanwhile
@@ -500,14 +526,42 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         return capped.replaceAll("\\p{Cntrl}", "?");
     }
 
+    /**
+     * Pauses every partition while the engine has paused us or the backlog is full; otherwise exactly the partitions
+     * with records in the backlog (they have records to hand out; the others are fetched from).
+     */
     private void updatePause() {
-        boolean hold = inbox.paused() || !backlog.isEmpty() || outstanding.get() >= window;
-        if (hold && !consumerPaused) {
-            consumer.pause(consumer.assignment());
-            consumerPaused = true;
-        } else if (!hold && consumerPaused) {
-            consumer.resume(consumer.assignment());
-            consumerPaused = false;
+        boolean holdAll = inbox.paused() || backlog.size() >= backlogLimit;
+        boolean turnsChanged = backlog.takeTurnsChanged();
+        if (holdAll) {
+            if (!consumerPaused) {
+                consumer.pause(consumer.assignment());
+                consumerPaused = true;
+                backlogPaused.clear();
+            }
+            return;
+        }
+        if (!consumerPaused && !turnsChanged) {
+            return;
+        }
+        List<TopicPartition> pause = new ArrayList<>();
+        List<TopicPartition> resume = new ArrayList<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            boolean hold = backlog.holds(tp.partition());
+            if (hold && (consumerPaused || backlogPaused.add(tp))) {
+                pause.add(tp);
+                backlogPaused.add(tp);
+            } else if (!hold && (consumerPaused || backlogPaused.remove(tp))) {
+                resume.add(tp);
+                backlogPaused.remove(tp);
+            }
+        }
+        consumerPaused = false;
+        if (!pause.isEmpty()) {
+            consumer.pause(pause);
+        }
+        if (!resume.isEmpty()) {
+            consumer.resume(resume);
         }
     }
 
@@ -524,11 +578,13 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        backlogPaused.removeAll(partitions);
         handover.revoked(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        backlogPaused.removeAll(partitions);
         handover.lost(partitions);
     }
 

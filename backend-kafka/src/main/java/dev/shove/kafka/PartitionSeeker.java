@@ -4,7 +4,6 @@ import dev.shove.Position;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.SettleCallback;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
@@ -37,7 +35,7 @@ final class PartitionSeeker {
     private final String consumerId;
     private final PollState pollState;
     private final Map<Integer, PartitionState> owned;
-    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog;
+    private final FetchedRecords backlog;
     private final AtomicInteger outstanding;
     private final OffsetCommitter committer;
 

@@ -2,12 +2,10 @@ package dev.shove.kafka;
 
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * What one consumer holds between the broker and the engine, shared by its poll loop and the helpers the loop calls:
@@ -19,7 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class PollState {
     final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
-    final ArrayDeque<ConsumerRecord<byte[], byte[]>> backlog = new ArrayDeque<>();
+    final FetchedRecords backlog = new FetchedRecords();
     final AtomicInteger outstanding = new AtomicInteger();
 
     private final DeliverySink sink;

@@ -132,6 +132,52 @@ class KafkaOrderingIT {
         assertThat(acked).filteredOn(s -> s.startsWith("k1:")).hasSize(5);
     }
 
+    @Test
+    @DisplayName("a consumer behind on several partitions runs the keys of all of them at once, not one partition's")
+    void backlogOfSeveralPartitionsRunsTheirKeysTogether() {
+        // FNV-1a-64 puts a, b, c and d on shards (partitions) 0, 1, 2 and 3 of 4; the test checks that it did.
+        List<String> keys = List.of("a", "b", "c", "d");
+        int perKey = 40;
+        Topic<Msg> topic = Topic.builder(kafka.topicName("spread"), Msg.class)
+                .holdQueue(Duration.ofMillis(150))
+                .dlq()
+                .sequenced(SequenceFailure.SKIP, Msg::key)
+                .routingShards(4)
+                .build();
+        List<Msg> all = new ArrayList<>();
+        for (int n = 0; n < perKey; n++) {
+            for (String key : keys) {
+                all.add(new Msg(key, n));
+            }
+        }
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostRunning = new AtomicInteger();
+        AtomicInteger handled = new AtomicInteger();
+        Map<String, Integer> partitionOfKey = new ConcurrentHashMap<>();
+        try (Broker<Kafka> broker = kafka.connect()) {
+            broker.topology().declare(topic);
+            broker.publisher().publishBatch(topic, all); // the whole backlog is there before the consumer starts
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.builder().prefetch(4).laneBuffer(4).build(),
+                    () -> (m, meta, c) -> {
+                        partitionOfKey.put(m.key(), meta.partition().orElse(-1));
+                        mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                        Thread.sleep(10);
+                        running.decrementAndGet();
+                        handled.incrementAndGet();
+                        return Outcome.ack();
+                    });
+            group.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() == all.size());
+            kafka.assertStopsCleanly(group);
+        }
+        assertThat(partitionOfKey).containsExactlyInAnyOrderEntriesOf(Map.of("a", 0, "b", 1, "c", 2, "d", 3));
+        // Handed out one partition's fetch at a time, the window of 8 would hold one key (one partition) at a time.
+        assertThat(mostRunning.get()).as("keys handled at once").isEqualTo(4);
+    }
+
     private static LinkedHashSet<Integer> seen(
             Map<String, List<Integer>> first, Map<String, List<Integer>> second, String key) {
         LinkedHashSet<Integer> all = new LinkedHashSet<>(first.getOrDefault(key, List.of()));
