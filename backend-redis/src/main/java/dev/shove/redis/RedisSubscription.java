@@ -122,6 +122,7 @@ final class RedisSubscription implements Subscription {
 
     private final Duration claimIdle;
     private final Thread thread;
+    private final RefillWakeup refillWakeup;
 
     private final Map<String, Stream> streams = new ConcurrentHashMap<>();
     private final Map<String, RedisDelivery> held = new ConcurrentHashMap<>();
@@ -166,6 +167,7 @@ final class RedisSubscription implements Subscription {
                 .name("shove-redis-read-" + request.consumerId())
                 .daemon()
                 .unstarted(this::run);
+        this.refillWakeup = new RefillWakeup(thread, window, refill);
     }
 
     /** Creates the group where missing, applies the start position, connects the reader and starts reading. */
@@ -245,16 +247,9 @@ final class RedisSubscription implements Subscription {
         }
     }
 
-    /**
-     * One delivery left the window. When half the window is free the reader is unparked to refill it in one go, and
-     * unconditionally: a reader that saw the window fuller a moment ago and is about to park then returns from its
-     * park at once (the permit waits for it). Unparking only a reader already parked lost that wake-up, and the
-     * reader slept {@code PARK_NANOS} (100 ms) with half its window or more empty.
-     */
+    /** One delivery left the window; when half the window is free the reader is woken to refill it in one go. */
     private void freed() {
-        if (outstanding.decrementAndGet() == window - refill) {
-            LockSupport.unpark(thread);
-        }
+        refillWakeup.freed(outstanding.decrementAndGet());
     }
 
     private void ack(RedisDelivery d, @Nullable SettleCallback callback) {
