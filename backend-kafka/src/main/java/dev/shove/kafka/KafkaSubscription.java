@@ -17,10 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -126,8 +124,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     // Poll thread only.
     /** Every assigned partition is paused (the engine paused us, or the backlog is full). */
     private boolean consumerPaused;
-    /** The partitions paused because they have records in the backlog, while not every partition is. */
-    private final Set<TopicPartition> backlogPaused = new HashSet<>();
 
     private long foreignSinceLog;
     private long foreignLoggedNanos;
@@ -537,7 +533,6 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             if (!consumerPaused) {
                 consumer.pause(consumer.assignment());
                 consumerPaused = true;
-                backlogPaused.clear();
             }
             return;
         }
@@ -547,14 +542,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         List<TopicPartition> pause = new ArrayList<>();
         List<TopicPartition> resume = new ArrayList<>();
         for (TopicPartition tp : consumer.assignment()) {
-            boolean hold = backlog.holds(tp.partition());
-            if (hold && (consumerPaused || backlogPaused.add(tp))) {
-                pause.add(tp);
-                backlogPaused.add(tp);
-            } else if (!hold && (consumerPaused || backlogPaused.remove(tp))) {
-                resume.add(tp);
-                backlogPaused.remove(tp);
-            }
+            (backlog.holds(tp.partition()) ? pause : resume).add(tp); // both idempotent in the client
         }
         consumerPaused = false;
         if (!pause.isEmpty()) {
@@ -578,13 +566,11 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        backlogPaused.removeAll(partitions);
         handover.revoked(partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        backlogPaused.removeAll(partitions);
         handover.lost(partitions);
     }
 
