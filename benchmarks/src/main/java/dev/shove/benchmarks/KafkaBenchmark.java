@@ -80,7 +80,9 @@ import org.springframework.kafka.listener.MessageListener;
  * per record &lt;= 1.5, s/p &gt;= 1.5 at each work level. Each mode's client CPU time per record is measured too: the
  * process's CPU time ({@code com.sun.management.OperatingSystemMXBean#getProcessCpuTime()}) over the whole mode (the
  * broker is another process), divided by the records. It moves far less than the rates on a shared machine, so it is
- * the figure to compare two versions of the engine by.
+ * the figure to compare two versions of the engine by. So are the bytes each mode allocates per record ({@code
+ * com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes()} over the mode, every thread of the process, as in
+ * {@link MemoryBenchmark}; not for the Parallel Consumer's child process), which hardly move between runs at all.
  *
  * <p>Arguments (all optional, {@code key=value}): {@code bootstrap} (env {@code SHOVE_KAFKA_BOOTSTRAP}, default
  * {@code 127.0.0.1:9092}), {@code runs} (3), {@code records} (300_000), {@code seqRecords} (30_000), {@code prefetch}
@@ -276,14 +278,16 @@ public final class KafkaBenchmark {
                         figures.put("p" + w, parallelConsumer(topic.name(), n, w));
                     }
                 }
-                figures.forEach((id, f) -> report.run(id, label(id), f[0], f[1], Double.NaN));
+                figures.forEach((id, f) -> report.run(id, label(id), f[0], f[1], f.length > 2 ? f[2] : Double.NaN));
                 printRun("run " + (run + 1), figures);
             }
             Map<String, double[]> medians = new LinkedHashMap<>();
             for (String id : allModes()) {
                 double rate = report.median(id, BenchReport.Metric.RATE);
                 if (!Double.isNaN(rate)) {
-                    medians.put(id, new double[] {rate, report.median(id, BenchReport.Metric.CPU)});
+                    medians.put(id, new double[] {
+                        rate, report.median(id, BenchReport.Metric.CPU), report.median(id, BenchReport.Metric.BYTES)
+                    });
                 }
             }
             printRun("median of " + runs, medians);
@@ -355,13 +359,20 @@ public final class KafkaBenchmark {
         report.ratio("shove no-op / Spring Kafka, client CPU per record", cpu, "b", "g", none, Double.NaN);
     }
 
-    /** Prints one line of rates and one of client CPU per record, then the ratios of issue 13's targets. */
+    /**
+     * Prints one line of rates, one of client CPU per record and one of bytes allocated per record, with the ratios of
+     * issue 13's targets.
+     */
     private static void printRun(String title, Map<String, double[]> figures) {
         StringBuilder rates = new StringBuilder(title + ":");
         StringBuilder cpu = new StringBuilder("       client CPU per record:");
+        StringBuilder bytes = new StringBuilder("       allocated per record:");
         figures.forEach((id, f) -> {
             rates.append(String.format(Locale.ROOT, "  (%s) %,.0f/s", id, f[0]));
             cpu.append(String.format(Locale.ROOT, "  (%s) %.2f us", id, f[1]));
+            if (f.length > 2 && !Double.isNaN(f[2])) {
+                bytes.append(String.format(Locale.ROOT, "  (%s) %,.0f B", id, f[2]));
+            }
         });
         String[][] pairs = {{"b", "a"}, {"b", "e"}, {"b", "f"}, {"b", "g"}, {"c", "d"}};
         for (String[] pair : pairs) {
@@ -371,8 +382,10 @@ public final class KafkaBenchmark {
                 .filter(id -> id.startsWith("s"))
                 .forEach(id -> appendRatio(rates, figures, id, "p" + id.substring(1)));
         appendRatio(cpu, figures, "b", "f", 1);
+        appendRatio(bytes, figures, "b", "f", 2);
         System.out.println(rates);
         System.out.println(cpu);
+        System.out.println(bytes);
     }
 
     private static void appendRatio(StringBuilder out, Map<String, double[]> figures, String num, String den) {
@@ -403,12 +416,18 @@ public final class KafkaBenchmark {
         }
     }
 
-    /** {@return a mode's rate and this process's CPU microseconds per record over it} */
+    /** {@return a mode's rate, this process's CPU microseconds per record over it and its bytes allocated per record} */
     private static double[] timed(int count, Mode body) throws Exception {
+        long allocatedBefore = THREADS.getTotalThreadAllocatedBytes();
         long before = PROCESS.getProcessCpuTime();
         double rate = body.run();
-        return new double[] {rate, (PROCESS.getProcessCpuTime() - before) / 1000.0 / count};
+        long cpu = PROCESS.getProcessCpuTime() - before;
+        long allocated = THREADS.getTotalThreadAllocatedBytes() - allocatedBefore;
+        return new double[] {rate, cpu / 1000.0 / count, (double) allocated / count};
     }
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private static final com.sun.management.OperatingSystemMXBean PROCESS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
