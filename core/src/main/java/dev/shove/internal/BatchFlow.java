@@ -118,7 +118,7 @@ final class BatchFlow<T, C> implements Flow {
             pipeline.valve.record(worker.error != null || outcome.kind() == Outcome.Kind.RETRY);
             verdicts.add(pipeline.verdict(
                             job,
-                            pipeline.policy.decide(outcome, job.retryCount),
+                            pipeline.policy.decide(outcome, job.retryCount()),
                             outcome.continuation().orElse(null))
                     .failedWith(worker.error));
             seek = outcome.seek().isPresent() ? pipeline.seekOf(outcome) : seek;
@@ -243,7 +243,7 @@ final class BatchFlow<T, C> implements Flow {
     public List<Verdict> crashed(List<Job> jobs, Throwable error) {
         List<Verdict> verdicts = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
-            verdicts.add(pipeline.verdict(job, pipeline.policy.decide(Outcome.retry(), job.retryCount), null));
+            verdicts.add(pipeline.verdict(job, pipeline.policy.decide(Outcome.retry(), job.retryCount()), null));
         }
         return verdicts;
     }

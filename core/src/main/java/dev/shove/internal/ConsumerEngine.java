@@ -16,6 +16,7 @@ import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
+import dev.shove.spi.WireHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -181,11 +182,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
      * returned (the consumer is stopping) or queued behind its key's lane.
      */
     private @Nullable Job intake(Delivery delivery) {
-        Job job = new Job(
-                this,
-                delivery,
-                lanes == null ? null : sequenceKey(delivery),
-                context.services().wireHeaders().retryCount(delivery.headers()));
+        Job job = new Job(this, delivery, lanes == null ? null : sequenceKey(delivery));
         if (batch != null) {
             job.arrivedNanos = System.nanoTime();
         }
@@ -553,7 +550,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     }
 
     private void waitInPlace(Job job, WaitInPlace wait) {
-        job.retryCount = wait.retryCount();
+        job.retryCount(wait.retryCount());
         job.waitingSinceMillis = System.currentTimeMillis();
         Subscription sub = subscription;
         if (sub != null) {
@@ -680,6 +677,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         return headers;
     }
 
+    /** Reads shove's own headers of this consumer's deliveries. */
+    WireHeaders wireHeaders() {
+        return context.services().wireHeaders();
+    }
+
     private static @Nullable String sequenceKey(Delivery delivery) {
         String key = delivery.headers().get(ShoveHeaders.SEQUENCE_KEY);
         return key != null ? key : delivery.nativeKey();
@@ -725,8 +727,11 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         List<RegistrationHealth.StalledHandler> stalled = new ArrayList<>();
         long now = System.nanoTime();
         for (Worker w : workers) {
-            long start = w.callStartNanos;
-            if (start != 0 && now - start > thresholdNanos) {
+            if (!w.slot.isInCall()) {
+                continue;
+            }
+            long start = w.slot.startNanos();
+            if (now - start > thresholdNanos) {
                 List<Job> jobs = Flow.jobsOf(w.slot.job());
                 String id = jobs.size() == 1
                         ? jobs.getFirst().messageId()

@@ -7,6 +7,7 @@ import dev.shove.MessageMetadata;
 import dev.shove.Outcome;
 import dev.shove.Position;
 import dev.shove.SequenceFailure;
+import dev.shove.ShoveHeaders;
 import dev.shove.ShoveMeters;
 import dev.shove.Topic;
 import dev.shove.internal.DeliveryPolicy.Decision;
@@ -138,19 +139,23 @@ final class DeliveryPipeline<T, C> {
     Decision admit(Job job) {
         byte[] payload = job.delivery.payload();
         meters.size(payload.length);
-        long remaining = wireHeaders.remainingMillis(job.delivery.headers(), System.currentTimeMillis());
-        if (remaining > NOT_BEFORE_TOLERANCE_MS) {
-            return policy.notYetDue(Duration.ofMillis(remaining), job.retryCount);
+        String notBefore = job.delivery.headers().get(ShoveHeaders.NOT_BEFORE);
+        if (notBefore != null) { // the clock is read only for a copy that has a due time
+            long now = System.currentTimeMillis();
+            long remaining = wireHeaders.notBefore(notBefore, now) - now;
+            if (remaining > NOT_BEFORE_TOLERANCE_MS) {
+                return policy.notYetDue(Duration.ofMillis(remaining), job.retryCount());
+            }
         }
         if (poisoned != null && poisoned.contains(laneKey(job))) {
-            return policy.poisoned(job.retryCount);
+            return policy.poisoned(job.retryCount());
         }
-        if (job.retryCount > policy.maxRetries()) {
-            return policy.overBudget(job.retryCount);
+        if (job.retryCount() > policy.maxRetries()) {
+            return policy.overBudget(job.retryCount());
         }
         if (maxMessageSize > 0 && payload.length > maxMessageSize) {
             meters.failed("oversize");
-            return policy.oversize(payload.length, maxMessageSize, job.retryCount);
+            return policy.oversize(payload.length, maxMessageSize, job.retryCount());
         }
         return null;
     }
@@ -209,7 +214,7 @@ final class DeliveryPipeline<T, C> {
                     topic.name(),
                     e.getMessage());
         }
-        return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount);
+        return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount());
     }
 
     /** The metadata of a delivery; in-place reruns add to the broker's delivery count. */
@@ -218,12 +223,12 @@ final class DeliveryPipeline<T, C> {
         int count = d.deliveryCount();
         return new MessageMetadata(
                 topic.name(),
-                job.retryCount,
+                job.retryCount(),
                 d.deliveryId(),
                 d.redelivered(),
                 count > 0 ? deliveryCount(count + job.runs) : OptionalInt.empty(),
                 d.headers(),
-                d.partition() >= 0 ? OptionalInt.of(d.partition()) : OptionalInt.empty(),
+                partition(d.partition()),
                 d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
                 timestamps.of(d.timestampMs()),
                 Optional.ofNullable(d.position()));
@@ -239,6 +244,22 @@ final class DeliveryPipeline<T, C> {
         for (int i = 1; i < DELIVERY_COUNTS.length; i++) {
             DELIVERY_COUNTS[i] = OptionalInt.of(i);
         }
+    }
+
+    /** The partitions most messages come from, made once. */
+    private static final OptionalInt[] PARTITIONS = new OptionalInt[256];
+
+    static {
+        for (int i = 0; i < PARTITIONS.length; i++) {
+            PARTITIONS[i] = OptionalInt.of(i);
+        }
+    }
+
+    private static OptionalInt partition(int partition) {
+        if (partition < 0) {
+            return OptionalInt.empty();
+        }
+        return partition < PARTITIONS.length ? PARTITIONS[partition] : OptionalInt.of(partition);
     }
 
     private static OptionalInt deliveryCount(int count) {
@@ -259,7 +280,7 @@ final class DeliveryPipeline<T, C> {
                     "handler for topic '{}' failed on message {} (retryCount {}); treating it as {}",
                     topic.name(),
                     job.messageId(),
-                    job.retryCount,
+                    job.retryCount(),
                     mapped != null
                             ? mapped + " (the registration's outcome for "
                                     + error.getClass().getName() + ")"
@@ -285,7 +306,7 @@ final class DeliveryPipeline<T, C> {
      */
     Verdict conclude(Job job, Outcome outcome, @Nullable Throwable failure) {
         valve.record(failure != null || outcome.kind() == Outcome.Kind.RETRY);
-        Decision decision = policy.decide(outcome, job.retryCount);
+        Decision decision = policy.decide(outcome, job.retryCount());
         if (decision == DeliveryPolicy.ACK
                 && failure == null
                 && outcome.replies().isEmpty()
@@ -303,7 +324,7 @@ final class DeliveryPipeline<T, C> {
     /** The verdict of the timeout outcome on a handler taken over at its deadline. */
     Verdict timedOut(Job job) {
         valve.record(true);
-        return verdict(job, policy.decide(timeoutOutcome, job.retryCount), null);
+        return verdict(job, policy.decide(timeoutOutcome, job.retryCount()), null);
     }
 
     /** The handler-timeout outcome of this registration. */
@@ -397,7 +418,7 @@ final class DeliveryPipeline<T, C> {
                     job.messageId(),
                     topic.name(),
                     e.toString());
-            return verdict(job, policy.decide(Outcome.retry(), job.retryCount), null);
+            return verdict(job, policy.decide(Outcome.retry(), job.retryCount()), null);
         }
         if (engine.services().capabilities().transactions()) {
             // The replies are published by the settlement itself; count them as publishes once it is done.
@@ -411,7 +432,7 @@ final class DeliveryPipeline<T, C> {
                     job.messageId(),
                     topic.name(),
                     failure.toString());
-            return verdict(job, policy.decide(Outcome.retry(), job.retryCount), null);
+            return verdict(job, policy.decide(Outcome.retry(), job.retryCount()), null);
         }
         return verdict(job, DeliveryPolicy.ACK, continuation);
     }

@@ -37,8 +37,11 @@ final class Job implements SettleCallback {
     final Delivery delivery;
     final @Nullable String key;
 
-    /** Retries spent: from the header on receipt, advanced by retries waited out in place. */
-    int retryCount;
+    /** {@link #retryCount} before it is read: the header is read on first use, on a worker. */
+    private static final int UNREAD = -1;
+
+    /** Retries spent: from the header, read on first use; advanced by retries waited out in place. */
+    private int retryCount;
 
     /** Times the handler ran on this delivery in this process (in-place retries run it again). */
     int runs;
@@ -63,11 +66,40 @@ final class Job implements SettleCallback {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
+    /**
+     * A job whose retry count is read from the delivery's headers when first asked for ({@link #retryCount()}): on the
+     * worker that runs it, not on the transport's thread, which hands out every delivery and was the consumer's
+     * bottleneck (reading the count decoded every header there).
+     */
+    Job(ConsumerEngine engine, Delivery delivery, @Nullable String key) {
+        this(engine, delivery, key, UNREAD);
+    }
+
+    /** A job whose retry count is known: {@code retryCount}. */
     Job(ConsumerEngine engine, Delivery delivery, @Nullable String key, int retryCount) {
         this.engine = engine;
         this.delivery = delivery;
         this.key = key;
         this.retryCount = retryCount;
+    }
+
+    /**
+     * {@return the retries the message has spent} The header is read once, by the first thread that asks (a worker,
+     * or the watchdog taking over its call); a race between the two reads the same immutable headers to the same
+     * value.
+     */
+    int retryCount() {
+        int n = retryCount;
+        if (n == UNREAD) {
+            n = engine.wireHeaders().retryCount(delivery.headers());
+            retryCount = n;
+        }
+        return n;
+    }
+
+    /** The message waits out a retry in place: its next run has spent {@code retries}. */
+    void retryCount(int retries) {
+        retryCount = retries;
     }
 
     /**

@@ -74,7 +74,7 @@ final class MainFlow<T, C> implements Flow {
     public List<Verdict> crashed(List<Job> jobs, Throwable error) {
         List<Verdict> verdicts = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
-            verdicts.add(pipeline.verdict(job, pipeline.policy.decide(Outcome.retry(), job.retryCount), null));
+            verdicts.add(pipeline.verdict(job, pipeline.policy.decide(Outcome.retry(), job.retryCount()), null));
         }
         return verdicts;
     }

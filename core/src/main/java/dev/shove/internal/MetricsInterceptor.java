@@ -24,7 +24,7 @@ final class MetricsInterceptor implements HandlerInterceptor {
 
     @Override
     public Outcome intercept(Invocation invocation) throws Exception {
-        long start = System.nanoTime();
+        long start = InterceptorChain.startNanos(invocation);
         Outcome outcome = null;
         try {
             outcome = invocation.proceed();

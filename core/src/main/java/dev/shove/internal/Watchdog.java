@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Enforces handler deadlines for every consumer of a broker from one daemon thread. Each worker owns a {@link Slot}
  * that it arms before calling a handler and disarms after; the watchdog scans the slots every few milliseconds and
- * takes over any slot past its deadline. This costs the delivery path two volatile writes instead of a timer per
- * message.
+ * takes over any slot past its deadline. This costs the delivery path one volatile write and one compare-and-set
+ * instead of a timer per message.
  *
  * <p>Slots are watched in {@link Group}s, one per consumer, each with the consumer's count of handlers in progress: a
  * group whose count is 0 has no armed slot (a worker counts its call before it arms and after it disarms) and is
@@ -199,21 +199,35 @@ final class Watchdog implements AutoCloseable {
         private final AtomicInteger state = new AtomicInteger(IDLE);
         // No clock value can mean "no deadline": nanoTime may be negative, and the overflow-safe comparison
         // now - deadline > 0 would call Long.MAX_VALUE overdue at such times. Hence the flag.
-        private volatile boolean timed;
-        private volatile long deadline;
-        private volatile @Nullable Object job;
-        private volatile @Nullable Thread thread;
+        //
+        // Plain fields, written by the worker before the volatile write of state that arms the slot and read by
+        // other threads only after they read state: that write publishes them. A slot is armed once per message,
+        // and volatile fields cost a full fence each on the way in.
+        private boolean timed;
+        private long deadline;
+        private long startNanos;
+        private @Nullable Object job;
+        private @Nullable Thread thread;
 
         public Slot(Owner owner) {
             this.owner = owner;
         }
 
-        /** Marks a handler call as started on the current thread; {@code timeoutNanos <= 0} means no deadline. */
+        /** Marks a handler call as started on the current thread, now; {@code timeoutNanos <= 0} means no deadline. */
         public void arm(Object job, long timeoutNanos) {
+            arm(job, System.nanoTime(), timeoutNanos);
+        }
+
+        /**
+         * Marks a handler call as started on the current thread at {@code startNanos} ({@link System#nanoTime}, which
+         * the caller has just read); {@code timeoutNanos <= 0} means no deadline.
+         */
+        public void arm(Object job, long startNanos, long timeoutNanos) {
             this.job = job;
             this.thread = Thread.currentThread();
             this.timed = timeoutNanos > 0;
-            this.deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
+            this.deadline = timeoutNanos > 0 ? startNanos + timeoutNanos : 0;
+            this.startNanos = startNanos;
             state.set(RUNNING);
         }
 
@@ -236,6 +250,22 @@ final class Watchdog implements AutoCloseable {
 
         public boolean isRunning() {
             return state.get() == RUNNING;
+        }
+
+        /**
+         * Whether a call armed here has not returned yet: running, or taken over and still inside the handler (one
+         * that ignores its interrupt). A worker whose call was taken over never arms its slot again.
+         */
+        boolean isInCall() {
+            return state.get() != IDLE;
+        }
+
+        /**
+         * When the call armed last started ({@link System#nanoTime}). For its own worker at any time; for another
+         * thread, after {@link #isInCall} or {@link #isRunning} said it is in progress.
+         */
+        long startNanos() {
+            return startNanos;
         }
 
         boolean isOverdue(long now) {

@@ -43,9 +43,6 @@ final class Worker {
     /** How long the last call ran. */
     long nanos;
 
-    /** When the call in progress started (System.nanoTime), or 0 between calls: for health reports. */
-    volatile long callStartNanos;
-
     /**
      * The worker's last handler call, which its next call of the same chain reuses (the chain's use, {@link
      * InterceptorChain#callOf}) so that a message costs no call object.
@@ -115,17 +112,15 @@ final class Worker {
     boolean invoke(Object token, Call call) {
         watched.started();
         meters.handlerStarted();
-        slot.arm(token, timeoutNanos);
+        long start = System.nanoTime();
+        slot.arm(token, start, timeoutNanos);
         result = null;
         error = null;
-        long start = System.nanoTime();
-        callStartNanos = start;
         try {
             result = call.call();
         } catch (Throwable t) {
             error = t;
         }
-        callStartNanos = 0;
         nanos = System.nanoTime() - start;
         boolean mine = slot.disarm();
         watched.ended();
