@@ -67,7 +67,7 @@ final class KafkaDelivery implements Delivery {
     public String deliveryId() {
         String id = deliveryId;
         if (id == null) {
-            id = record.topic() + "-" + record.partition() + "@" + record.offset();
+            id = state.deliveryIdPrefix + record.offset();
             deliveryId = id;
         }
         return id;

@@ -1,7 +1,6 @@
 package dev.shove.kafka;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.header.Header;
@@ -51,14 +50,26 @@ final class KafkaHeaders {
         return out;
     }
 
+    private static final String[] NO_EXTRA = {};
+
+    /**
+     * The same as {@link #fromKafka}, as an immutable map (see {@link #immutableFromKafka(Headers, boolean,
+     * String...)}). Not a varargs call: one is made for every record consumed, and each would allocate an empty array.
+     */
+    static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal) {
+        return immutableFromKafka(headers, hideInternal, NO_EXTRA);
+    }
+
     /**
      * The same as {@link #fromKafka} plus {@code extra} (name, value, name, value ...; winning over the record's), as
      * an immutable map of the JDK's own ({@link Map#of}), which {@code Map.copyOf} (as in {@code MessageMetadata})
      * returns as it is: one small map per record instead of a {@code HashMap}, a wrapper and a copy.
      */
     static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal, String... extra) {
-        Pairs pairs = new Pairs();
-        for (Header h : headers) {
+        // By index over an exact array: a record's headers iterator costs two objects, and this runs per record.
+        Header[] all = headers.toArray();
+        Pairs pairs = new Pairs(all.length + extra.length / 2);
+        for (Header h : all) {
             String key = h.key();
             if (!hideInternal || !key.startsWith(PREFIX)) {
                 pairs.put(key, utf8(h.value()));
@@ -72,8 +83,13 @@ final class KafkaHeaders {
 
     /** Names and values in arrival order, a repeated name keeping its first place and its last value. */
     private static final class Pairs {
-        private String[] slots = new String[8];
+        private final String[] slots;
         private int size;
+
+        /** Room for {@code most} pairs: every name distinct. */
+        Pairs(int most) {
+            this.slots = new String[2 * most];
+        }
 
         void put(String key, String value) {
             for (int i = 0; i < size; i++) {
@@ -81,9 +97,6 @@ final class KafkaHeaders {
                     slots[2 * i + 1] = value;
                     return;
                 }
-            }
-            if (2 * size == slots.length) {
-                slots = Arrays.copyOf(slots, slots.length * 2);
             }
             slots[2 * size] = key;
             slots[2 * size + 1] = value;

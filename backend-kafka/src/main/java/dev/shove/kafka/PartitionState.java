@@ -1,7 +1,6 @@
 package dev.shove.kafka;
 
 import dev.shove.spi.SettleCallback;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -28,6 +27,8 @@ final class PartitionState {
     private static final byte RETURNED = 2;
 
     final TopicPartition partition;
+    /** What the delivery ids of this partition's records start with: {@code topic-partition@}, then the offset. */
+    final String deliveryIdPrefix;
 
     private long[] offsets = new long[16];
     private byte[] states = new byte[16];
@@ -42,7 +43,7 @@ final class PartitionState {
     private long first = -1;
 
     private long sentCommit = -1;
-    private final ArrayDeque<Awaiting> awaiting = new ArrayDeque<>();
+    private final Awaiting awaiting = new Awaiting();
     private long headSinceNanos = System.nanoTime();
     private boolean stallReported;
     /** Sequenced retries waiting in place, by offset: written with each commit ({@link WaitingOffsets}). */
@@ -52,13 +53,59 @@ final class PartitionState {
     /** Whether the last {@link #commitMetadata} held every wait. */
     private boolean waitsFit = true;
 
-    /** A done record's callback waiting for a commit that covers it. */
-    private record Awaiting(long offset, SettleCallback callback) {}
+    /**
+     * The callbacks of done records waiting for a commit that covers them, in offset order: a ring of offsets and
+     * callbacks side by side, so that a record costs no object here (one is done per record consumed).
+     */
+    private static final class Awaiting {
+        private long[] offsets = new long[16];
+        private SettleCallback[] callbacks = new SettleCallback[16];
+        private int head;
+        private int size;
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        void add(long offset, SettleCallback callback) {
+            if (size == offsets.length) {
+                int n = offsets.length;
+                long[] o = new long[n * 2];
+                SettleCallback[] c = new SettleCallback[n * 2];
+                for (int k = 0; k < size; k++) {
+                    o[k] = offsets[(head + k) & (n - 1)];
+                    c[k] = callbacks[(head + k) & (n - 1)];
+                }
+                offsets = o;
+                callbacks = c;
+                head = 0;
+            }
+            int i = (head + size) & (offsets.length - 1);
+            offsets[i] = offset;
+            callbacks[i] = callback;
+            size++;
+        }
+
+        /** Moves the callbacks of records below {@code offset} to {@code out}. */
+        void takeBelow(long offset, List<SettleCallback> out) {
+            while (size > 0 && offsets[head] < offset) {
+                out.add(callbacks[head]);
+                callbacks[head] = null;
+                head = (head + 1) & (offsets.length - 1);
+                size--;
+            }
+        }
+
+        void takeAll(List<SettleCallback> out) {
+            takeBelow(Long.MAX_VALUE, out);
+        }
+    }
 
     private volatile boolean moved;
 
     PartitionState(TopicPartition partition) {
         this.partition = partition;
+        this.deliveryIdPrefix = partition.topic() + "-" + partition.partition() + "@";
     }
 
     /**
@@ -66,7 +113,7 @@ final class PartitionState {
      * records are read from it.
      */
     PartitionState(TopicPartition partition, long position) {
-        this.partition = partition;
+        this(partition);
         this.next = position;
         this.first = position;
     }
@@ -105,12 +152,20 @@ final class PartitionState {
     void skip(long offset) {
         if (offset >= next) {
             append(offset, DONE);
-            advance();
+            advance(System.nanoTime());
         }
     }
 
     /** The record was settled and may be committed; false if this state does not have it in flight. */
     boolean complete(long offset, @Nullable SettleCallback callback) {
+        return complete(offset, callback, System.nanoTime());
+    }
+
+    /**
+     * {@link #complete(long, SettleCallback)} with the time now ({@link System#nanoTime}), read once for a batch of
+     * settlements rather than once per record: it only dates the stall watch's view of the commit point.
+     */
+    boolean complete(long offset, @Nullable SettleCallback callback, long nowNanos) {
         int i = indexOf(offset);
         if (i < 0 || states[i] != IN_FLIGHT) {
             return false;
@@ -118,10 +173,10 @@ final class PartitionState {
         states[i] = DONE;
         callbacks[i] = callback;
         inFlight--;
-        if (waits.remove(offset) != null) {
+        if (!waits.isEmpty() && waits.remove(offset) != null) {
             waitsChanged = true;
         }
-        advance();
+        advance(nowNanos);
         return true;
     }
 
@@ -145,7 +200,7 @@ final class PartitionState {
 
     /** The wait of the record at {@code offset}, if it waited out a retry when last delivered. */
     WaitingOffsets.@Nullable Wait waitAt(long offset) {
-        return waits.get(offset);
+        return waits.isEmpty() ? null : waits.get(offset); // asked for every record; almost always empty
     }
 
     /** The commit metadata for a commit at {@code point}: the waits of records at or after it. */
@@ -216,9 +271,7 @@ final class PartitionState {
         if (offset > committed) {
             committed = offset;
         }
-        while (!awaiting.isEmpty() && awaiting.peekFirst().offset() < offset) {
-            out.add(awaiting.pollFirst().callback());
-        }
+        awaiting.takeBelow(offset, out);
     }
 
     /**
@@ -243,10 +296,7 @@ final class PartitionState {
 
     /** Takes every callback still waiting (the partition is gone, or the consumer closes). */
     void takeAll(List<SettleCallback> out) {
-        for (Awaiting a : awaiting) {
-            out.add(a.callback());
-        }
-        awaiting.clear();
+        awaiting.takeAll(out);
         for (int k = 0; k < size; k++) {
             int i = (head + k) & (offsets.length - 1);
             if (callbacks[i] != null) {
@@ -305,12 +355,12 @@ final class PartitionState {
         next = offset + 1;
     }
 
-    private void advance() {
+    private void advance(long nowNanos) {
         boolean moved = false;
         while (size > 0 && states[head] == DONE) {
             SettleCallback cb = callbacks[head];
             if (cb != null) {
-                awaiting.addLast(new Awaiting(offsets[head], cb));
+                awaiting.add(offsets[head], cb);
                 callbacks[head] = null;
             }
             head = (head + 1) & (offsets.length - 1);
@@ -318,7 +368,7 @@ final class PartitionState {
             moved = true;
         }
         if (moved) {
-            headSinceNanos = System.nanoTime();
+            headSinceNanos = nowNanos;
             stallReported = false;
         }
     }

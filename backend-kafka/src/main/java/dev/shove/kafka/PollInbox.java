@@ -147,8 +147,9 @@ final class PollInbox {
             applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
             note = notes.poll();
         }
+        long now = note != null ? System.nanoTime() : 0; // one clock read for the lot
         while (note != null) {
-            applyNote(note);
+            applyNote(note, now);
             note = notes.poll();
         }
         if (!seekRequests.isEmpty()) {
@@ -182,7 +183,7 @@ final class PollInbox {
         }
     }
 
-    private void applyNote(Note note) {
+    private void applyNote(Note note, long nowNanos) {
         KafkaDelivery d = note.delivery();
         PartitionState state = owned.get(d.partition());
         if (state != d.state && d.state.isMoved()) {
@@ -207,9 +208,9 @@ final class PollInbox {
         if (note.done()) {
             if (broadcast) {
                 // Nothing is committed for a broadcast subscriber: settled is settled.
-                state.complete(d.offset(), null);
+                state.complete(d.offset(), null, nowNanos);
                 ready.add(note.callback());
-            } else if (state.complete(d.offset(), note.callback())) {
+            } else if (state.complete(d.offset(), note.callback(), nowNanos)) {
                 if (!note.copies().isEmpty() && committer.transactions() instanceof SettlementTransactions tx) {
                     tx.add(d.partition(), d.offset(), note.copies());
                 }
