@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -45,9 +46,11 @@ final class Metrics {
     /**
      * One in-flight counter per (topic, group), shared by every registration with that id: a registry returns the
      * gauge registered first for an id, bound to the first counter, so a group started again on the same topic (or
-     * a second group of the same name) must count into that same counter.
+     * a second group of the same name) must count into that same counter. A {@code LongAdder}: every worker counts
+     * into it twice per message, and a single atomic word shared by the workers of every core made them queue for
+     * its cache line; the gauge's sum need not be an atomic snapshot.
      */
-    private final ConcurrentHashMap<List<String>, AtomicInteger> inflight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<List<String>, LongAdder> inflight = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<List<String>, AtomicInteger> states = new ConcurrentHashMap<>();
 
@@ -67,9 +70,9 @@ final class Metrics {
     }
 
     public ConsumerMeters consumer(String topic, String group) {
-        AtomicInteger running = inflight.computeIfAbsent(List.of(topic, group), id -> {
-            AtomicInteger counter = new AtomicInteger();
-            Gauge.builder(INFLIGHT, counter, AtomicInteger::get)
+        LongAdder running = inflight.computeIfAbsent(List.of(topic, group), id -> {
+            LongAdder counter = new LongAdder();
+            Gauge.builder(INFLIGHT, counter, LongAdder::sum)
                     .description("Handlers running now")
                     .tag("topic", topic)
                     .tag("consumer_group", group)
@@ -220,9 +223,9 @@ final class Metrics {
         private final ConcurrentHashMap<String, Counter> discarded = new ConcurrentHashMap<>();
         private final ConcurrentHashMap<String, Counter> deadLettered = new ConcurrentHashMap<>();
         private final DistributionSummary size;
-        private final AtomicInteger inflight;
+        private final LongAdder inflight;
 
-        ConsumerMeters(MeterRegistry registry, String topic, String group, AtomicInteger inflight) {
+        ConsumerMeters(MeterRegistry registry, String topic, String group, LongAdder inflight) {
             this.registry = registry;
             this.topic = topic;
             this.group = group;
@@ -274,11 +277,11 @@ final class Metrics {
         }
 
         public void handlerStarted() {
-            inflight.incrementAndGet();
+            inflight.increment();
         }
 
         public void handlerEnded() {
-            inflight.decrementAndGet();
+            inflight.decrement();
         }
 
         private Counter tagged(
