@@ -54,9 +54,7 @@ final class InterceptorChain<T, C> {
      * the message goes back uncounted), and only once per run ({@link Job#claimCount}).
      */
     static boolean claimCount(Invocation invocation) {
-        if (!(invocation instanceof InterceptorChain<?, ?>.Call call)) {
-            throw new IllegalArgumentException("not a call of a shove interceptor chain: " + invocation);
-        }
+        InterceptorChain<?, ?>.Call call = shoveCall(invocation);
         return call.slot.isRunning() && call.job.claimCount();
     }
 
@@ -65,10 +63,14 @@ final class InterceptorChain<T, C> {
      * chain costs them one clock read rather than two.
      */
     static long startNanos(Invocation invocation) {
+        return shoveCall(invocation).slot.startNanos();
+    }
+
+    private static InterceptorChain<?, ?>.Call shoveCall(Invocation invocation) {
         if (!(invocation instanceof InterceptorChain<?, ?>.Call call)) {
             throw new IllegalArgumentException("not a call of a shove interceptor chain: " + invocation);
         }
-        return call.slot.startNanos();
+        return call;
     }
 
     /** One call travelling down the chain; reused by its worker for its next call ({@link #callOf}). */
