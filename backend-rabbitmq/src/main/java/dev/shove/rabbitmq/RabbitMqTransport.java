@@ -108,6 +108,14 @@ final class RabbitMqTransport implements Transport {
     private final Connection connection;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService completions;
+    /**
+     * Runs the client's consumer callbacks, a virtual thread per block of deliveries (the client keeps each channel's
+     * callbacks in order). A delivery then reaches the engine on a virtual thread, so handing it to a worker schedules
+     * the worker on the same carrier instead of waking an idle one from a platform thread: on RabbitMQ's one-at-a-time
+     * deliveries that wake-up, and the carriers' spinning before they park again, were a third of the consumer's CPU.
+     */
+    private final ExecutorService dispatch;
+
     private final TransportContext context;
     private final ConfirmPublisher publisher;
     private final RabbitTopology topology;
@@ -142,11 +150,14 @@ final class RabbitMqTransport implements Transport {
                 .factory());
         this.completions = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("shove-rabbitmq-confirm-", 0).factory());
+        this.dispatch = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("shove-rabbitmq-dispatch-", 0).factory());
         try {
-            this.connection = connect(config, threads);
+            this.connection = connect(config, threads, dispatch);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             completions.shutdownNow();
+            dispatch.shutdownNow();
             throw e;
         }
         connection.addShutdownListener(this::onConnectionLost);
@@ -202,7 +213,7 @@ final class RabbitMqTransport implements Transport {
         log.info("connected '{}' to RabbitMQ at {}", connectionName, config.redactedUri());
     }
 
-    private Connection connect(RabbitMqConfig config, ThreadFactory threads) {
+    private Connection connect(RabbitMqConfig config, ThreadFactory threads, ExecutorService dispatch) {
         TlsAwareConnectionFactory factory = new TlsAwareConnectionFactory();
         factory.setHost(config.host());
         factory.setPort(config.port());
@@ -211,6 +222,7 @@ final class RabbitMqTransport implements Transport {
         factory.setVirtualHost(config.virtualHost());
         factory.setConnectionTimeout((int) config.connectTimeout().toMillis());
         factory.setThreadFactory(threads);
+        factory.setSharedExecutor(dispatch);
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(true);
         factory.setTopologyRecoveryFilter(new OpenSubscriptionsOnly());
@@ -730,6 +742,7 @@ final class RabbitMqTransport implements Transport {
         }
         scheduler.shutdownNow();
         completions.shutdown();
+        dispatch.shutdown();
         log.info("closed connection '{}' to RabbitMQ at {}", connectionName, config.redactedUri());
     }
 
