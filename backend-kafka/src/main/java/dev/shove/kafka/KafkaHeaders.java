@@ -1,5 +1,6 @@
 package dev.shove.kafka;
 
+import dev.shove.spi.HeaderMapBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -62,13 +63,13 @@ final class KafkaHeaders {
 
     /**
      * The same as {@link #fromKafka} plus {@code extra} (name, value, name, value ...; winning over the record's), as
-     * an immutable map of the JDK's own ({@link Map#of}), which {@code Map.copyOf} (as in {@code MessageMetadata})
-     * returns as it is: one small map per record instead of a {@code HashMap}, a wrapper and a copy.
+     * an immutable map ({@link HeaderMapBuilder}): one small map per record instead of a {@code HashMap}, a wrapper and
+     * a copy.
      */
     static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal, String... extra) {
         // By index over an exact array: a record's headers iterator costs two objects, and this runs per record.
         Header[] all = headers.toArray();
-        Pairs pairs = new Pairs(all.length + extra.length / 2);
+        HeaderMapBuilder pairs = new HeaderMapBuilder(all.length + extra.length / 2);
         for (Header h : all) {
             String key = h.key();
             if (!hideInternal || !key.startsWith(PREFIX)) {
@@ -78,48 +79,7 @@ final class KafkaHeaders {
         for (int i = 0; i < extra.length; i += 2) {
             pairs.put(extra[i], extra[i + 1]);
         }
-        return pairs.toMap();
-    }
-
-    /** Names and values in arrival order, a repeated name keeping its first place and its last value. */
-    private static final class Pairs {
-        private final String[] slots;
-        private int size;
-
-        /** Room for {@code most} pairs: every name distinct. */
-        Pairs(int most) {
-            this.slots = new String[2 * most];
-        }
-
-        void put(String key, String value) {
-            for (int i = 0; i < size; i++) {
-                if (slots[2 * i].equals(key)) {
-                    slots[2 * i + 1] = value;
-                    return;
-                }
-            }
-            slots[2 * size] = key;
-            slots[2 * size + 1] = value;
-            size++;
-        }
-
-        Map<String, String> toMap() {
-            String[] p = slots;
-            return switch (size) {
-                case 0 -> Map.of();
-                case 1 -> Map.of(p[0], p[1]);
-                case 2 -> Map.of(p[0], p[1], p[2], p[3]);
-                case 3 -> Map.of(p[0], p[1], p[2], p[3], p[4], p[5]);
-                default -> {
-                    @SuppressWarnings({"unchecked", "rawtypes"})
-                    Map.Entry<String, String>[] entries = new Map.Entry[size];
-                    for (int i = 0; i < size; i++) {
-                        entries[i] = Map.entry(p[2 * i], p[2 * i + 1]);
-                    }
-                    yield Map.ofEntries(entries);
-                }
-            };
-        }
+        return pairs.build();
     }
 
     private static String utf8(byte @Nullable [] value) {

@@ -3,6 +3,7 @@ package dev.shove.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.LongString;
 import dev.shove.ShoveHeaders;
+import dev.shove.spi.HeaderMapBuilder;
 import dev.shove.spi.OutboundMessage;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -84,12 +85,15 @@ final class AmqpMessages {
         return 1;
     }
 
-    /** Every header of a received message as a string, without the broker's bookkeeping. */
+    /**
+     * Every header of a received message as a string, without the broker's bookkeeping; immutable ({@link
+     * HeaderMapBuilder}: the engine keeps it without copying it).
+     */
     static Map<String, String> toStrings(@Nullable Map<String, Object> headers) {
         if (headers == null || headers.isEmpty()) {
             return Map.of();
         }
-        Map<String, String> out = HashMap.newHashMap(headers.size());
+        HeaderMapBuilder out = new HeaderMapBuilder(headers.size());
         for (Map.Entry<String, Object> h : headers.entrySet()) {
             if (h.getValue() != null
                     && !isBrokerDeathHeader(h.getKey())
@@ -97,7 +101,7 @@ final class AmqpMessages {
                 out.put(h.getKey(), asString(h.getValue()));
             }
         }
-        return out;
+        return out.build();
     }
 
     static boolean isBrokerDeathHeader(String name) {
