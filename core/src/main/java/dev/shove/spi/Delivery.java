@@ -15,7 +15,10 @@ public interface Delivery {
     /** {@return the payload bytes exactly as received} */
     byte[] payload();
 
-    /** {@return every header of the message as a string map; missing headers are simply absent} */
+    /**
+     * {@return every header of the message as a string map; missing headers are simply absent} An immutable map of the
+     * JDK's own ({@link HeaderMapBuilder}) is kept as it is by the engine; any other is copied once per delivery.
+     */
     Map<String, String> headers();
 
     /**
