@@ -26,6 +26,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -206,6 +208,42 @@ class ShoveCliTest {
             assertThat(r.err())
                     .isEqualTo("shove ping: the broker refused the connection: " + refusal + System.lineSeparator());
             assertThat(r.err()).doesNotContain("s3cret");
+        }
+
+        @Test
+        @DisplayName("a broker that does not answer within --timeout is a failure (1) after that timeout, whatever the"
+                + " client's own wait; a connection made later is released")
+        void connectingTakesTooLong() throws InterruptedException {
+            CountDownLatch answer = new CountDownLatch(1);
+            CountDownLatch released = new CountDownLatch(1);
+            Broker<InMemory> late = Broker.connect(InMemoryConfig.ofDefaults());
+            ShoveCli.Connector slow = new ShoveCli.Connector() {
+                @Override
+                public Broker<?> connect(String uri) {
+                    try {
+                        // bounded, so that a ping that waited for it would succeed late and fail the test, not hang
+                        answer.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return late;
+                }
+
+                @Override
+                public void release(Broker<?> b) {
+                    b.close();
+                    released.countDown();
+                }
+            };
+            Result r = runWith(slow, "ping", "--broker", "kafka://127.0.0.1:9092", "--timeout", "200ms");
+            assertThat(r.status()).isEqualTo(ShoveCli.FAILURE);
+            assertThat(r.err())
+                    .startsWith("shove ping: cannot connect to the broker: no connection within 200 ms")
+                    .doesNotContain("\tat ");
+            assertThat(released.getCount()).isEqualTo(1);
+            answer.countDown();
+            assertThat(released.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         }
 
         @Test
