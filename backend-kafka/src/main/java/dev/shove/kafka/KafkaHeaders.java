@@ -69,17 +69,17 @@ final class KafkaHeaders {
     static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal, String... extra) {
         // By index over an exact array: a record's headers iterator costs two objects, and this runs per record.
         Header[] all = headers.toArray();
-        HeaderMapBuilder pairs = new HeaderMapBuilder(all.length + extra.length / 2);
+        HeaderMapBuilder out = new HeaderMapBuilder(all.length + extra.length / 2);
         for (Header h : all) {
             String key = h.key();
             if (!hideInternal || !key.startsWith(PREFIX)) {
-                pairs.put(key, utf8(h.value()));
+                out.put(key, utf8(h.value()));
             }
         }
         for (int i = 0; i < extra.length; i += 2) {
-            pairs.put(extra[i], extra[i + 1]);
+            out.put(extra[i], extra[i + 1]);
         }
-        return pairs.build();
+        return out.build();
     }
 
     private static String utf8(byte @Nullable [] value) {

@@ -9,8 +9,7 @@ import java.util.Objects;
  * unchanged), so a transport that builds its headers here makes one small map per message instead of a {@code HashMap}
  * and the engine's immutable copy of it.
  *
- * <p>Names keep their first place; a name put again takes the later value (as a map's {@code put} would). Not
- * thread-safe; one builder per message.
+ * <p>A name put again takes the later value (as a map's {@code put} would). Not thread-safe; one builder per message.
  *
  * @since 0.1.0
  */
@@ -31,7 +30,7 @@ public final class HeaderMapBuilder {
     }
 
     /**
-     * Puts one header; a name already put takes this value and keeps its place.
+     * Puts one header; a name already put takes this value.
      *
      * @param name the header's name
      * @param value its value
