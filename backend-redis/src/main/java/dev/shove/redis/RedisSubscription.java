@@ -64,9 +64,9 @@ import org.slf4j.LoggerFactory;
  * the original together, and only while the entry is still pending to this consumer.
  *
  * <p><b>Own history.</b> A stream in "history" mode is read from this consumer's own pending entries ({@code
- * XREADGROUP ... <id>}) before new ones ({@code >}), skipping those still held: after a shard is taken over (its
- * previous owner's entries are claimed first), after a connection failure (a reply may have been lost), and after an
- * entry of a sequenced shard was returned while the shard stays here. That keeps a shard's order.
+ * XREADGROUP ... <id>}) before new ones ({@code >}), skipping those still held or settled while the read was on its
+ * way: after a shard is taken over (its previous owner's entries are claimed first), after a connection failure (a
+ * reply may have been lost), and after an entry was returned while its stream stays here. That keeps a shard's order.
  *
  * <p><b>Sequenced topics.</b> Each shard stream is read by one consumer of the group at a time, which holds the
  * shard's lease ({@code SET NX PX}, renewed); the group's live consumers (a sorted set of heartbeats) share the shards
@@ -126,6 +126,14 @@ final class RedisSubscription implements Subscription {
 
     private final Map<String, Stream> streams = new ConcurrentHashMap<>();
     private final Map<String, RedisDelivery> held = new ConcurrentHashMap<>();
+    /**
+     * Entries settled (acknowledged, or copied and acknowledged) while a read of this consumer's own pending entries
+     * was on its way: the read may have been answered before the settlement reached Redis and so still list them,
+     * while they are no longer {@link #held}. Filled only while {@link #rereading}; emptied before each such read.
+     */
+    private final Set<String> settledWhileRereading = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean rereading;
     private final AtomicInteger outstanding = new AtomicInteger();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -318,7 +326,7 @@ final class RedisSubscription implements Subscription {
             try {
                 done = redis.xack(e.getKey(), group, ids).toCompletableFuture().handle((n, error) -> {
                     for (PendingAck a : list) {
-                        held.remove(a.delivery().key());
+                        released(a.delivery(), error == null);
                         if (a.callback() != null) {
                             invoke(a.callback(), error == null ? null : settleFailure(a.delivery(), error));
                         }
@@ -397,7 +405,7 @@ final class RedisSubscription implements Subscription {
             return;
         }
         result.whenComplete((n, error) -> {
-            held.remove(d.key());
+            released(d, error == null);
             if (error != null) {
                 invoke(callback, settleFailure(d, error));
             } else if (n == null || n != 1) {
@@ -435,6 +443,18 @@ final class RedisSubscription implements Subscription {
             return;
         }
         makeIdle(d.stream, List.of(d.id)).whenComplete((v, error) -> invoke(callback, null));
+    }
+
+    /**
+     * A delivery is no longer this consumer's to renew: its settlement reached Redis ({@code settled}) or failed. A
+     * settled entry is noted first for a read of own pending entries that may be in flight, so that the read, answered
+     * before the settlement, does not hand it out again once it is no longer held.
+     */
+    private void released(RedisDelivery d, boolean settled) {
+        if (settled && rereading) {
+            settledWhileRereading.add(d.key());
+        }
+        held.remove(d.key());
     }
 
     /** Makes entries of this consumer idle for long, so that any consumer's next {@code XAUTOCLAIM} takes them. */
@@ -799,16 +819,21 @@ final class RedisSubscription implements Subscription {
             if (!tasks.isEmpty() || closing || paused) {
                 return;
             }
+            if (history) {
+                startRereading();
+            }
             messages = r.connection().sync().xreadgroup(Consumer.from(group, consumer), args, offsets);
             failures = 0;
         } catch (RuntimeException e) {
             reading = false;
+            rereading = false;
             readFailed(e, r);
             return;
         } finally {
             reading = false;
         }
         if (messages == null || messages.isEmpty()) {
+            rereading = false;
             if (history) {
                 for (Stream s : readable) {
                     s.history = null;
@@ -828,6 +853,13 @@ final class RedisSubscription implements Subscription {
             }
         }
         admit(messages, history);
+        rereading = false;
+    }
+
+    /** Before a read of own pending entries (or a claim, which may return them too): see {@link #released}. */
+    private void startRereading() {
+        settledWhileRereading.clear();
+        rereading = true;
     }
 
     /**
@@ -908,8 +940,8 @@ final class RedisSubscription implements Subscription {
                 continue;
             }
             String entryKey = m.getStream() + " " + m.getId();
-            if (redeliveries && held.containsKey(entryKey)) {
-                log.debug("skipping {}: still held", entryKey);
+            if (redeliveries && (held.containsKey(entryKey) || settledWhileRereading.contains(entryKey))) {
+                log.debug("skipping {}: still held, or settled while it was read", entryKey);
                 continue;
             }
             Map<String, byte[]> body = m.getBody();
@@ -1099,6 +1131,7 @@ final class RedisSubscription implements Subscription {
         }
         for (Stream s : streams.values()) {
             try {
+                startRereading();
                 ClaimedMessages<String, byte[]> claimed = transport.await(
                         redis.xautoclaim(
                                         s.key,
@@ -1118,6 +1151,8 @@ final class RedisSubscription implements Subscription {
                 if (!closing) {
                     log.debug("claiming idle entries of {} failed: {}", s.key, e.toString());
                 }
+            } finally {
+                rereading = false;
             }
         }
     }
