@@ -131,7 +131,7 @@ final class NatsDeadLetters implements DeadLetterStore {
                         queue,
                         m.getSeq(),
                         m.getData() == null ? new byte[0] : m.getData(),
-                        Map.copyOf(NatsMessages.fromNats(m.getHeaders())),
+                        NatsMessages.fromNats(m.getHeaders()),
                         m.getTime() == null ? -1 : m.getTime().toInstant().toEpochMilli()));
                 next = m.getSeq() + 1;
             }

@@ -1,8 +1,8 @@
 package dev.shove.nats;
 
+import dev.shove.spi.HeaderMapBuilder;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,8 +27,9 @@ final class NatsMessages {
     }
 
     /**
-     * shove's headers from a message's: the last value wins when a name repeats; the server's own {@code Nats-}
-     * headers are left out, so that they are never carried onto a copy (an expectation header there would fail it).
+     * shove's headers from a message's, as an immutable map: the last value wins when a name repeats; the server's own
+     * {@code Nats-} headers are left out, so that they are never carried onto a copy (an expectation header there would
+     * fail it).
      */
     static Map<String, String> fromNats(Message message) {
         return fromNats(message.hasHeaders() ? message.getHeaders() : null);
@@ -37,9 +38,9 @@ final class NatsMessages {
     /** shove's headers from a stored message's (a stream get), as {@link #fromNats(Message)}. */
     static Map<String, String> fromNats(@Nullable Headers headers) {
         if (headers == null || headers.isEmpty()) {
-            return new HashMap<>(4);
+            return Map.of();
         }
-        Map<String, String> out = new HashMap<>(headers.size() * 2);
+        HeaderMapBuilder out = new HeaderMapBuilder(headers.size());
         for (Map.Entry<String, List<String>> e : headers.entrySet()) {
             List<String> values = e.getValue();
             if (isServerHeader(e.getKey()) || values == null || values.isEmpty()) {
@@ -47,7 +48,7 @@ final class NatsMessages {
             }
             out.put(e.getKey(), values.getLast());
         }
-        return out;
+        return out.build();
     }
 
     private static boolean isServerHeader(String name) {

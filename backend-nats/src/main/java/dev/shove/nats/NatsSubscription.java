@@ -32,6 +32,7 @@ import java.time.ZonedDateTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -681,8 +682,10 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
             if (source.kind == Kind.SHARD) {
                 long[] wait = waits.get(sequence);
                 if (wait != null) {
-                    headers.put(ShoveHeaders.RETRY_COUNT, Long.toString(wait[0]));
-                    headers.put(ShoveHeaders.NOT_BEFORE, Long.toString(wait[1]));
+                    Map<String, String> withWait = new HashMap<>(headers);
+                    withWait.put(ShoveHeaders.RETRY_COUNT, Long.toString(wait[0]));
+                    withWait.put(ShoveHeaders.NOT_BEFORE, Long.toString(wait[1]));
+                    headers = Map.copyOf(withWait);
                 }
             }
             long timestamp =

@@ -13,7 +13,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.models.stream.PendingMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -218,15 +217,7 @@ final class RedisDeadLetters implements DeadLetterStore {
         private RedisDelivery letter(String id, Map<String, byte[]> body) {
             RedisEntries.Message message = RedisEntries.read(body);
             // no delivery count: what the dead-letter consumer was handed says nothing of the message's deliveries
-            return new RedisDelivery(
-                    this,
-                    stream,
-                    queue,
-                    id,
-                    message.payload(),
-                    Collections.unmodifiableMap(message.headers()),
-                    0,
-                    false);
+            return new RedisDelivery(this, stream, queue, id, message.payload(), message.headers(), 0, false);
         }
 
         @Override

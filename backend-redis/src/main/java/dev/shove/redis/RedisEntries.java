@@ -1,5 +1,6 @@
 package dev.shove.redis;
 
+import dev.shove.spi.HeaderMapBuilder;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +59,10 @@ final class RedisEntries {
         return out;
     }
 
-    /** A message read from an entry. {@code group}: the consumer group a held copy was addressed to, or null. */
+    /**
+     * A message read from an entry. {@code headers}: immutable, kept by the engine as they are; {@code group}: the
+     * consumer group a held copy was addressed to, or null.
+     */
     record Message(
             byte[] payload,
             Map<String, String> headers,
@@ -71,7 +74,7 @@ final class RedisEntries {
         if (payload == null && body.size() == 1) {
             return new Message(body.values().iterator().next(), Map.of(), null);
         }
-        Map<String, String> headers = HashMap.newHashMap(body.size());
+        HeaderMapBuilder headers = new HeaderMapBuilder(body.size());
         String group = null;
         for (Map.Entry<String, byte[]> f : body.entrySet()) {
             String name = f.getKey();
@@ -85,7 +88,7 @@ final class RedisEntries {
                 headers.put(name, value);
             }
         }
-        return new Message(payload == null ? EMPTY : payload, headers, group);
+        return new Message(payload == null ? EMPTY : payload, headers.build(), group);
     }
 
     /** A sorted-set member holding these fields. */

@@ -958,9 +958,10 @@ final class RedisSubscription implements Subscription {
             String wait = waits.get(entryKey);
             if (wait != null) {
                 int colon = wait.indexOf(':');
-                headers = new HashMap<>(headers);
-                headers.put(ShoveHeaders.RETRY_COUNT, wait.substring(0, colon));
-                headers.put(ShoveHeaders.NOT_BEFORE, wait.substring(colon + 1));
+                Map<String, String> withWait = new HashMap<>(headers);
+                withWait.put(ShoveHeaders.RETRY_COUNT, wait.substring(0, colon));
+                withWait.put(ShoveHeaders.NOT_BEFORE, wait.substring(colon + 1));
+                headers = Map.copyOf(withWait);
             }
             long count =
                     redeliveries ? counts.getOrDefault(m.getStream(), Map.of()).getOrDefault(m.getId(), 2L) : 1L;
@@ -970,7 +971,7 @@ final class RedisSubscription implements Subscription {
                     s.queue,
                     m.getId(),
                     message.payload(),
-                    java.util.Collections.unmodifiableMap(headers),
+                    headers,
                     (int) Math.min(Integer.MAX_VALUE, Math.max(1, count)),
                     wait != null || withWaits.contains(entryKey));
             held.put(entryKey, d);
