@@ -149,6 +149,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                 groupId,
                 transport.clientId(request.consumerId()),
                 backlogLimit,
+                main ? KafkaTransport.FETCH_WAIT_MS : KafkaTransport.DEAD_LETTER_FETCH_WAIT_MS,
                 request.settings(KafkaGroupSettings.class)
                         .map(KafkaGroupSettings::consumerProperties)
                         .orElse(Map.of()));

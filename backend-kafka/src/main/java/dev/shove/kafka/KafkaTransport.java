@@ -601,13 +601,30 @@ final class KafkaTransport implements Transport {
         return p;
     }
 
+    /**
+     * How long the broker holds a main consumer's (or a relay's) empty fetch: short, because a record to read again
+     * after a seek or a return, or a partition resumed, waits for the fetch outstanding to come back first.
+     */
+    static final int FETCH_WAIT_MS = 100;
+
+    /**
+     * A dead-letter consumer's: the client's own default. New records are answered as soon as they arrive whatever the
+     * wait, and an idle consumer's poll thread wakes a fifth as often; a dead letter never waits for a retry, so only a
+     * rare read-again (a delivery returned at shutdown or when its handler was abandoned, a resume after a pause) can
+     * wait up to this long.
+     */
+    static final int DEAD_LETTER_FETCH_WAIT_MS = 500;
+
     Map<String, Object> consumerProperties(String groupId, String clientId, int maxPollRecords) {
-        return consumerProperties(groupId, clientId, maxPollRecords, Map.of());
+        return consumerProperties(groupId, clientId, maxPollRecords, FETCH_WAIT_MS, Map.of());
     }
 
-    /** A consumer's properties: shove's defaults, the config's client properties, the group's, then shove's own. */
+    /**
+     * A consumer's properties: shove's defaults ({@code fetchWaitMs} for {@code fetch.max.wait.ms}), the config's
+     * client properties, the group's, then shove's own.
+     */
     Map<String, Object> consumerProperties(
-            String groupId, String clientId, int maxPollRecords, Map<String, String> groupProperties) {
+            String groupId, String clientId, int maxPollRecords, int fetchWaitMs, Map<String, String> groupProperties) {
         long session = config.sessionTimeout().toMillis();
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("auto.offset.reset", "earliest");
@@ -616,7 +633,7 @@ final class KafkaTransport implements Transport {
         // Members learn of a rebalance at their next heartbeat: a short interval makes joins and scaling quick.
         p.put("heartbeat.interval.ms", (int) Math.max(100, Math.min(500, session / 3)));
         p.put("max.poll.records", maxPollRecords);
-        p.put("fetch.max.wait.ms", 100);
+        p.put("fetch.max.wait.ms", fetchWaitMs);
         p.putAll(config.commonProperties());
         p.putAll(groupProperties);
         p.put("group.id", groupId);

@@ -75,12 +75,45 @@ class KafkaIdleIT {
         }
     }
 
+    @Test
+    @DisplayName("a dead-letter consumer lets the broker hold an empty fetch 500 ms; main consumers and relays 100 ms")
+    void deadLetterConsumerFetchesLessOften() {
+        String name = kafka.topicName("fetch-wait");
+        Topic<Msg> topic = Topic.builder(name, Msg.class)
+                .holdQueue(Duration.ofMillis(200))
+                .dlq()
+                .build();
+        KafkaConfig config = KafkaConfig.builder(KafkaFixture.bootstrap())
+                .partitions(1)
+                .clientProperty("metric.reporters", PollClock.class.getName())
+                .build();
+        try (Broker<Kafka> broker = Broker.connect(config)) {
+            var group = broker.consumerGroup();
+            group.register(
+                    topic,
+                    ConsumerGroupConfig.builder().consumers(1).noAutoscaler().build(),
+                    () -> (m, meta, c) -> Outcome.ack());
+            group.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> group.health().isReady());
+
+            Map<String, Object> waits = PollClock.fetchWaits(name);
+            assertThat(waits)
+                    .as("fetch.max.wait.ms of each consumer of '%s'", name)
+                    .hasSize(3);
+            waits.forEach((client, wait) -> assertThat(wait)
+                    .as("fetch.max.wait.ms of %s", client)
+                    .isEqualTo(client.contains("-dlq-") ? 500 : 100));
+            kafka.assertStopsCleanly(group);
+        }
+    }
+
     /**
      * Collects the consumers' {@code last-poll-seconds-ago} metric: installed in every client of the test's broker
      * through {@code metric.reporters}.
      */
     public static final class PollClock implements MetricsReporter {
         private static final Map<String, KafkaMetric> LAST_POLL = new ConcurrentHashMap<>();
+        private static final Map<String, Object> FETCH_WAIT = new ConcurrentHashMap<>();
 
         /** Kafka instantiates it. */
         public PollClock() {}
@@ -91,6 +124,17 @@ class KafkaIdleIT {
             LAST_POLL.forEach((client, metric) -> {
                 if (client.contains(name)) {
                     mine.put(client, metric);
+                }
+            });
+            return mine;
+        }
+
+        /** The {@code fetch.max.wait.ms} each consumer whose client id contains {@code name} was made with. */
+        static Map<String, Object> fetchWaits(String name) {
+            Map<String, Object> mine = new ConcurrentHashMap<>();
+            FETCH_WAIT.forEach((client, wait) -> {
+                if (client.contains(name)) {
+                    mine.put(client, wait);
                 }
             });
             return mine;
@@ -116,6 +160,12 @@ class KafkaIdleIT {
         public void close() {}
 
         @Override
-        public void configure(Map<String, ?> configs) {}
+        public void configure(Map<String, ?> configs) {
+            Object client = configs.get("client.id");
+            Object wait = configs.get("fetch.max.wait.ms");
+            if (client != null && wait != null) {
+                FETCH_WAIT.put(client.toString(), wait);
+            }
+        }
     }
 }
