@@ -120,21 +120,19 @@ class KafkaIdleIT {
 
         /** The metric of each consumer whose client id contains {@code name}, by client id. */
         static Map<String, KafkaMetric> of(String name) {
-            Map<String, KafkaMetric> mine = new ConcurrentHashMap<>();
-            LAST_POLL.forEach((client, metric) -> {
-                if (client.contains(name)) {
-                    mine.put(client, metric);
-                }
-            });
-            return mine;
+            return clientsNamed(LAST_POLL, name);
         }
 
         /** The {@code fetch.max.wait.ms} each consumer whose client id contains {@code name} was made with. */
         static Map<String, Object> fetchWaits(String name) {
-            Map<String, Object> mine = new ConcurrentHashMap<>();
-            FETCH_WAIT.forEach((client, wait) -> {
+            return clientsNamed(FETCH_WAIT, name);
+        }
+
+        private static <V> Map<String, V> clientsNamed(Map<String, V> byClient, String name) {
+            Map<String, V> mine = new ConcurrentHashMap<>();
+            byClient.forEach((client, value) -> {
                 if (client.contains(name)) {
-                    mine.put(client, wait);
+                    mine.put(client, value);
                 }
             });
             return mine;
