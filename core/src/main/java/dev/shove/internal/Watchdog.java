@@ -1,7 +1,9 @@
 package dev.shove.internal;
 
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -30,11 +32,14 @@ final class Watchdog implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     /**
-     * Set by the watchdog before it parks for want of work, then checked again; cleared once it runs. A handler that
-     * starts counts itself first and reads this after, so either it sees the flag and wakes the watchdog, or the
-     * watchdog sees its count and does not park (both are volatile: one of the two must see the other's write).
+     * Set by the watchdog before it parks for want of work, then checked again; cleared by the one waker that wins it,
+     * or by the watchdog once it runs. A handler that starts counts itself first and reads this after, so either it
+     * sees the flag and wakes the watchdog, or the watchdog sees its count and does not park (both are volatile: one
+     * of the two must see the other's write).
      */
-    private volatile boolean idle;
+    private final AtomicBoolean idle = new AtomicBoolean();
+    /** How many times a waker unparked the idle watchdog (for tests). */
+    private final AtomicLong wakeups = new AtomicLong();
 
     Watchdog(String name) {
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
@@ -76,11 +81,11 @@ final class Watchdog implements AutoCloseable {
         while (!closed) {
             LockSupport.parkNanos(TICK_NANOS);
             if (!scan(System.nanoTime())) {
-                idle = true;
+                idle.set(true);
                 if (!busy() && !closed) {
                     LockSupport.park(this); // until a handler starts, a slot is registered or the watchdog closes
                 }
-                idle = false;
+                idle.set(false);
             }
         }
     }
@@ -115,16 +120,26 @@ final class Watchdog implements AutoCloseable {
         return false;
     }
 
-    /** Wakes the watchdog if it parked for want of work. */
+    /**
+     * Wakes the watchdog if it parked for want of work. Only the first of the handlers that start while it is idle
+     * unparks it: on a busy consumer with short handlers every few milliseconds find it idle, and the handlers that
+     * start before it runs again would each unpark it (a system call apiece) for nothing.
+     */
     void wake() {
-        if (idle) {
+        if (idle.get() && idle.compareAndSet(true, false)) {
+            wakeups.incrementAndGet();
             LockSupport.unpark(thread);
         }
     }
 
     /** {@return whether the watchdog is parked (or about to park) because no handler is in progress} For tests. */
     boolean isIdle() {
-        return idle;
+        return idle.get();
+    }
+
+    /** {@return how many times a waker unparked the idle watchdog} For tests. */
+    long wakeups() {
+        return wakeups.get();
     }
 
     @Override

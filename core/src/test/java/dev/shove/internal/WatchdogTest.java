@@ -330,6 +330,28 @@ class WatchdogTest {
         }
 
         @Test
+        @DisplayName("handlers that start while it is idle unpark it once, not once each")
+        void oneWakeUpPerIdlePark() {
+            String name = "shove-watchdog-test-one-wake";
+            try (Watchdog watchdog = new Watchdog(name)) {
+                AtomicInteger running = new AtomicInteger();
+                Watchdog.Group group = Watchdog.group(running);
+                watchdog.watch(group);
+                await().atMost(PATIENCE).until(() -> watchdog.isIdle() && stateOf(name) == Thread.State.WAITING);
+                long before = watchdog.wakeups();
+
+                for (int i = 0; i < 50; i++) {
+                    group.started(); // none ends: the watchdog cannot go idle again meanwhile
+                }
+
+                assertThat(watchdog.wakeups() - before).isOne();
+                await().atMost(PATIENCE)
+                        .alias("it runs: ticking, not parked for want of work")
+                        .until(() -> !watchdog.isIdle() && stateOf(name) == Thread.State.TIMED_WAITING);
+            }
+        }
+
+        @Test
         @DisplayName("ignores unregistered slots")
         void unregistered() {
             try (Watchdog watchdog = new Watchdog("shove-watchdog-test-unregistered")) {
