@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.LazyHeaderMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -72,7 +73,7 @@ public record MessageMetadata(
         if (deliveryCount.isPresent() && deliveryCount.getAsInt() < 1) {
             throw new IllegalArgumentException("deliveryCount is at least 1 when known, was " + deliveryCount);
         }
-        headers = Map.copyOf(headers);
+        headers = headers instanceof LazyHeaderMap ? headers : Map.copyOf(headers);
         Objects.requireNonNull(partition, "partition");
         Objects.requireNonNull(offset, "offset");
         Objects.requireNonNull(timestampMs, "timestampMs");

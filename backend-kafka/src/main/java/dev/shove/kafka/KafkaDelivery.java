@@ -49,7 +49,7 @@ final class KafkaDelivery implements Delivery {
         if (h == null) {
             WaitingOffsets.Wait w = wait;
             h = w == null
-                    ? KafkaHeaders.immutableFromKafka(record.headers(), hideInternal)
+                    ? KafkaHeaders.lazyFromKafka(record.headers(), hideInternal)
                     // it waited out a sequenced retry when last delivered: it goes on from there
                     : KafkaHeaders.immutableFromKafka(
                             record.headers(),

@@ -1,6 +1,7 @@
 package dev.shove.kafka;
 
 import dev.shove.spi.HeaderMapBuilder;
+import dev.shove.spi.LazyHeaderMap;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,16 +52,6 @@ final class KafkaHeaders {
         return out;
     }
 
-    private static final String[] NO_EXTRA = {};
-
-    /**
-     * The same as {@link #fromKafka}, as an immutable map (see {@link #immutableFromKafka(Headers, boolean,
-     * String...)}). Not a varargs call: one is made for every record consumed, and each would allocate an empty array.
-     */
-    static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal) {
-        return immutableFromKafka(headers, hideInternal, NO_EXTRA);
-    }
-
     /**
      * The same as {@link #fromKafka} plus {@code extra} (name, value, name, value ...; winning over the record's), as
      * an immutable map ({@link HeaderMapBuilder}): one small map per record instead of a {@code HashMap}, a wrapper and
@@ -80,6 +71,49 @@ final class KafkaHeaders {
             out.put(extra[i], extra[i + 1]);
         }
         return out.build();
+    }
+
+    /**
+     * A consumed record's headers as a map that decodes a value only when it is read ({@link LazyHeaderMap}): most
+     * records are handled without anyone reading their message id. With {@code hideInternal}, the backend's own
+     * headers are left out.
+     */
+    static Map<String, String> lazyFromKafka(Headers headers, boolean hideInternal) {
+        return new Lazy(headers, hideInternal);
+    }
+
+    /**
+     * The map of {@link #lazyFromKafka}. A Kafka header decodes its name and copies its value on first use, without
+     * synchronisation, so every read of the record's headers goes through this map's lock: a handler may hand its
+     * metadata to other threads, and two of them reading a header for the first time at once would race.
+     */
+    private static final class Lazy extends LazyHeaderMap {
+        private final Headers headers;
+        private final boolean hideInternal;
+
+        Lazy(Headers headers, boolean hideInternal) {
+            this.headers = headers;
+            this.hideInternal = hideInternal;
+        }
+
+        @Override
+        protected synchronized @Nullable String find(String name) {
+            if (hideInternal && name.startsWith(PREFIX)) {
+                return null;
+            }
+            Header h = headers.lastHeader(name);
+            return h == null ? null : utf8(h.value());
+        }
+
+        @Override
+        protected synchronized void decodeAll(Collector into) {
+            for (Header h : headers) {
+                String key = h.key();
+                if (!hideInternal || !key.startsWith(PREFIX)) {
+                    into.put(key, utf8(h.value()));
+                }
+            }
+        }
     }
 
     private static String utf8(byte @Nullable [] value) {

@@ -2,9 +2,16 @@ package dev.shove.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.MessageMetadata;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +82,61 @@ class KafkaHeadersTest {
             Map<String, String> map = KafkaHeaders.immutableFromKafka(headers(pairs), true);
             assertThat(Map.copyOf(map)).as("%d headers", n).isSameAs(map);
         }
+    }
+
+    @Test
+    void theLazyMapLooksUpTheLastValueAndHidesTheBackendsOwn() {
+        RecordHeaders record = headers(KafkaHeaders.GROUP, "g", "a", "1", "b", null, "a", "ü");
+        Map<String, String> hidden = KafkaHeaders.lazyFromKafka(record, true);
+        assertThat(hidden.get("a")).isEqualTo("ü");
+        assertThat(hidden.get("b")).isEmpty();
+        assertThat(hidden.get(KafkaHeaders.GROUP)).isNull();
+        assertThat(hidden.containsKey("missing")).isFalse();
+        assertThat(KafkaHeaders.lazyFromKafka(record, false).get(KafkaHeaders.GROUP))
+                .isEqualTo("g");
+    }
+
+    @Test
+    void theLazyMapEqualsTheEagerDecoding() {
+        String[] pairs = new String[40];
+        for (int i = 0; i < 20; i++) {
+            pairs[2 * i] = i % 5 == 0 ? KafkaHeaders.PREFIX + i : "h" + (i % 13);
+            pairs[2 * i + 1] = "v" + i;
+        }
+        RecordHeaders record = headers(pairs);
+        for (boolean hide : new boolean[] {true, false}) {
+            Map<String, String> eager = KafkaHeaders.immutableFromKafka(record, hide);
+            Map<String, String> lazy = KafkaHeaders.lazyFromKafka(record, hide);
+            assertThat(lazy).as("hide %s", hide).isEqualTo(eager).hasSameHashCodeAs(eager);
+            assertThat(eager).isEqualTo(lazy);
+        }
+    }
+
+    @Test
+    void threadsReadingTheLazyMapForTheFirstTimeAtOnceAllSeeEveryValue() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            RecordHeaders record = headers("shove-message-id", "m-" + round, "tenant", "t");
+            Map<String, String> map = KafkaHeaders.lazyFromKafka(record, true);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<String>> reads = new ArrayList<>();
+            try (ExecutorService threads = Executors.newFixedThreadPool(4)) {
+                for (int t = 0; t < 4; t++) {
+                    reads.add(threads.submit(() -> {
+                        go.await();
+                        return map.get("shove-message-id") + "/" + map.get("tenant");
+                    }));
+                }
+                go.countDown();
+                for (Future<String> read : reads) {
+                    assertThat(read.get()).isEqualTo("m-" + round + "/t");
+                }
+            }
+        }
+    }
+
+    @Test
+    void metadataKeepsTheLazyMapAsItIs() {
+        Map<String, String> lazy = KafkaHeaders.lazyFromKafka(headers("shove-message-id", "m-1"), true);
+        assertThat(MessageMetadata.of("orders", "orders-0@1", lazy).headers()).isSameAs(lazy);
     }
 }
