@@ -4,8 +4,8 @@ import dev.shove.kafka.PartitionSeeker.SeekRequest;
 import dev.shove.spi.SettleCallback;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jspecify.annotations.Nullable;
@@ -22,16 +22,54 @@ import org.jspecify.annotations.Nullable;
 final class PollInbox {
     /**
      * A note from a settling thread to the poll thread; {@code copies} are the settlement's copies still to produce
-     * (transactional mode: they go with the transaction that commits the record's offset), else empty.
+     * (transactional mode: they go with the transaction that commits the record's offset), else empty. A link of the
+     * inbox's stack of notes ({@link #add}) as well, so queueing one allocates nothing more.
      */
-    record Note(
-            KafkaDelivery delivery,
-            SettleCallback callback,
-            boolean done,
-            @Nullable Throwable failure,
-            List<ProducerRecord<byte[], byte[]>> copies) {
+    static final class Note {
+        private final KafkaDelivery delivery;
+        private final SettleCallback callback;
+        private final boolean done;
+        private final @Nullable Throwable failure;
+        private final List<ProducerRecord<byte[], byte[]>> copies;
+        /** The note queued before this one (written before the compare-and-set that publishes it). */
+        private @Nullable Note next;
+
+        Note(
+                KafkaDelivery delivery,
+                SettleCallback callback,
+                boolean done,
+                @Nullable Throwable failure,
+                List<ProducerRecord<byte[], byte[]>> copies) {
+            this.delivery = delivery;
+            this.callback = callback;
+            this.done = done;
+            this.failure = failure;
+            this.copies = copies;
+        }
+
         Note(KafkaDelivery delivery, SettleCallback callback, boolean done, @Nullable Throwable failure) {
             this(delivery, callback, done, failure, List.of());
+        }
+
+        KafkaDelivery delivery() {
+            return delivery;
+        }
+
+        SettleCallback callback() {
+            return callback;
+        }
+
+        boolean done() {
+            return done;
+        }
+
+        @Nullable
+        Throwable failure() {
+            return failure;
+        }
+
+        List<ProducerRecord<byte[], byte[]>> copies() {
+            return copies;
         }
     }
 
@@ -40,13 +78,19 @@ final class PollInbox {
 
     private final Thread pollThread;
     private final PollWaker waker;
-    private final Map<Integer, PartitionState> owned;
+    private final OwnedPartitions owned;
     private final OffsetCommitter committer;
     private final PartitionSeeker seeker;
     private final SettleCallbacks callbacks;
     private final boolean broadcast;
 
-    private final ConcurrentLinkedQueue<Note> notes = new ConcurrentLinkedQueue<>();
+    /**
+     * The notes queued since the poll thread last took them, the latest first: settling threads push with a
+     * compare-and-set, the poll thread takes them all with one swap ({@link #takeNotes}). One atomic operation per note
+     * and one per batch, where a {@code ConcurrentLinkedQueue} costs a node and two per note.
+     */
+    private final AtomicReference<@Nullable Note> notes = new AtomicReference<>();
+
     private final ConcurrentLinkedQueue<WaitNote> waitNotes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<SeekRequest> seekRequests = new ConcurrentLinkedQueue<>();
     private volatile boolean paused;
@@ -59,7 +103,7 @@ final class PollInbox {
     PollInbox(
             Thread pollThread,
             PollWaker waker,
-            Map<Integer, PartitionState> owned,
+            OwnedPartitions owned,
             OffsetCommitter committer,
             PartitionSeeker seeker,
             SettleCallbacks callbacks,
@@ -76,7 +120,11 @@ final class PollInbox {
     // ---------------------------------------------------------------- any thread
 
     void add(Note note) {
-        notes.add(note);
+        Note top;
+        do {
+            top = notes.get();
+            note.next = top;
+        } while (!notes.compareAndSet(top, note));
         wake();
     }
 
@@ -117,7 +165,7 @@ final class PollInbox {
 
     /** Whether nothing waits to be applied: no note, no wait, no move. */
     boolean isEmpty() {
-        return notes.isEmpty() && waitNotes.isEmpty() && seekRequests.isEmpty();
+        return notes.get() == null && waitNotes.isEmpty() && seekRequests.isEmpty();
     }
 
     /** Fails the moves still asked for: the consumer is closing. */
@@ -133,11 +181,11 @@ final class PollInbox {
      */
     void apply(long waitNanos) throws InterruptedException {
         applyWaitNotes();
-        Note note = notes.poll();
+        Note note = takeNotes();
         if (note == null && waitNanos > 0) {
             // Park until a note comes (the settling thread unparks us only while we sleep: one wake-up per wait).
             sleeping = true;
-            if (notes.isEmpty() && seekRequests.isEmpty() && waitNotes.isEmpty()) {
+            if (notes.get() == null && seekRequests.isEmpty() && waitNotes.isEmpty()) {
                 LockSupport.parkNanos(this, waitNanos);
             }
             sleeping = false;
@@ -145,12 +193,13 @@ final class PollInbox {
                 throw new InterruptedException();
             }
             applyWaitNotes(); // before the notes: a stop returns a waiting record right after reporting its wait
-            note = notes.poll();
+            note = takeNotes();
         }
         long now = note != null ? System.nanoTime() : 0; // one clock read for the lot
         while (note != null) {
+            Note next = note.next;
             applyNote(note, now);
-            note = notes.poll();
+            note = next;
         }
         if (!seekRequests.isEmpty()) {
             applySeekRequests();
@@ -172,12 +221,24 @@ final class PollInbox {
         }
     }
 
+    /** Takes every note queued so far, oldest first (the stack reversed); null when there is none. */
+    private @Nullable Note takeNotes() {
+        Note top = notes.getAndSet(null);
+        Note oldest = null;
+        while (top != null) {
+            Note below = top.next;
+            top.next = oldest;
+            oldest = top;
+            top = below;
+        }
+        return oldest;
+    }
+
     private void applyWaitNotes() {
         for (WaitNote w = waitNotes.poll(); w != null; w = waitNotes.poll()) {
             KafkaDelivery d = w.delivery();
-            PartitionState state = owned.get(d.partition());
-            if (state == d.state) {
-                state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
+            if (d.state.isOwned()) {
+                d.state.waiting(d.offset(), w.retry().retryCount(), w.retry().notBeforeEpochMs());
                 committer.countCompletion(); // commit the wait soon
             }
         }
@@ -185,8 +246,8 @@ final class PollInbox {
 
     private void applyNote(Note note, long nowNanos) {
         KafkaDelivery d = note.delivery();
-        PartitionState state = owned.get(d.partition());
-        if (state != d.state && d.state.isMoved()) {
+        PartitionState state = d.state;
+        if (!state.isOwned() && state.isMoved()) {
             // A seek moved the partition on: the record is settled (its copies were produced), nothing to commit.
             if (note.failure() != null) {
                 note.callback().settled(note.failure());
@@ -198,7 +259,7 @@ final class PollInbox {
             }
             return;
         }
-        if (state != d.state) {
+        if (!state.isOwned()) {
             callbacks.fail(
                     note.callback(),
                     "partition " + d.partition() + " was revoked before record " + d.deliveryId()
@@ -241,8 +302,7 @@ final class PollInbox {
      * poll thread has made its last commit.
      */
     void applyLateNotes() {
-        Note note = notes.poll();
-        while (note != null) {
+        for (Note note = takeNotes(); note != null; note = note.next) {
             if (note.failure() != null) {
                 note.callback().settled(note.failure());
             } else if (note.done()) {
@@ -252,7 +312,6 @@ final class PollInbox {
             } else {
                 note.callback().settled(null);
             }
-            note = notes.poll();
         }
     }
 }
