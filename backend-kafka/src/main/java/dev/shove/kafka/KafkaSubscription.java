@@ -20,7 +20,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -111,7 +110,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
 
     private final PollState pollState;
     // The parts of the poll state this class uses most, shared with the helpers.
-    private final ConcurrentHashMap<Integer, PartitionState> owned;
+    private final OwnedPartitions owned;
     private final AtomicInteger outstanding;
     private final FetchedRecords backlog;
     private final ReentrantLock deliverLock = new ReentrantLock();
@@ -238,7 +237,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                     + "' is closed; record " + d.deliveryId() + " will be delivered again"));
             return;
         }
-        if (owned.get(d.partition()) != d.state && !d.state.isMoved()) {
+        if (!d.state.isOwned() && !d.state.isMoved()) {
             callback.settled(new ShoveException("partition " + d.partition() + " of topic '" + queue
                     + "' was revoked from consumer " + request.consumerId() + "; record " + d.deliveryId()
                     + " will be delivered again by its new owner"));

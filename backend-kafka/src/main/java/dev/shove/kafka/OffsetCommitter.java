@@ -31,7 +31,7 @@ final class OffsetCommitter {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaConfig config;
-    private final Map<Integer, PartitionState> owned;
+    private final OwnedPartitions owned;
     private final SettleCallbacks callbacks;
     private final String queue;
     private final String consumerId;
@@ -49,7 +49,7 @@ final class OffsetCommitter {
     OffsetCommitter(
             KafkaConsumer<byte[], byte[]> consumer,
             KafkaConfig config,
-            Map<Integer, PartitionState> owned,
+            OwnedPartitions owned,
             SettleCallbacks callbacks,
             String queue,
             String consumerId,

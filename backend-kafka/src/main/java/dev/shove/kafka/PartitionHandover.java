@@ -37,7 +37,7 @@ final class PartitionHandover {
     private final String consumerId;
     private final boolean main;
     private final PollState pollState;
-    private final Map<Integer, PartitionState> owned;
+    private final OwnedPartitions owned;
     private final FetchedRecords backlog;
     private final PollInbox inbox;
     private final OffsetCommitter committer;

@@ -34,7 +34,7 @@ final class PartitionSeeker {
     private final String queue;
     private final String consumerId;
     private final PollState pollState;
-    private final Map<Integer, PartitionState> owned;
+    private final OwnedPartitions owned;
     private final FetchedRecords backlog;
     private final AtomicInteger outstanding;
     private final OffsetCommitter committer;

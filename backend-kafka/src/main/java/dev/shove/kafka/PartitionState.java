@@ -102,6 +102,8 @@ final class PartitionState {
     }
 
     private volatile boolean moved;
+    /** Whether this is still its partition's state in the consumer's {@link OwnedPartitions} (set by them only). */
+    private volatile boolean owned;
 
     PartitionState(TopicPartition partition) {
         this.partition = partition;
@@ -116,6 +118,18 @@ final class PartitionState {
         this(partition);
         this.next = position;
         this.first = position;
+    }
+
+    void owned(boolean owned) {
+        this.owned = owned;
+    }
+
+    /**
+     * Whether this is still its partition's state in the consumer's {@link OwnedPartitions}: false once the partition
+     * was let go, or its state replaced (a seek).
+     */
+    boolean isOwned() {
+        return owned;
     }
 
     /** This state was replaced because its partition was moved elsewhere (a seek). */

@@ -3,7 +3,6 @@ package dev.shove.kafka;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -16,7 +15,7 @@ import java.util.function.Predicate;
  * by both; the backlog and {@link #withdraw} are poll thread only.
  */
 final class PollState {
-    final ConcurrentHashMap<Integer, PartitionState> owned = new ConcurrentHashMap<>();
+    final OwnedPartitions owned = new OwnedPartitions();
     final FetchedRecords backlog = new FetchedRecords();
     final AtomicInteger outstanding = new AtomicInteger();
 
