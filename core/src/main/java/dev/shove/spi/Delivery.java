@@ -17,7 +17,8 @@ public interface Delivery {
 
     /**
      * {@return every header of the message as a string map; missing headers are simply absent} An immutable map of the
-     * JDK's own ({@link HeaderMapBuilder}) is kept as it is by the engine; any other is copied once per delivery.
+     * JDK's own ({@link HeaderMapBuilder}) or a {@link LazyHeaderMap} is kept as it is by the engine; any other is copied
+     * once per delivery.
      */
     Map<String, String> headers();
 
