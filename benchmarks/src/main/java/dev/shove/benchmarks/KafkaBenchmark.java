@@ -89,7 +89,7 @@ import org.springframework.kafka.listener.MessageListener;
  * (1000), {@code seqPrefetch} (200), {@code keys} (1000), {@code workMs} (1), {@code modes} (abcdefgp: which to run),
  * {@code springConcurrency} (1), {@code pcWorkMs} (0,1,10), {@code pcRecords} (records per work level of the p
  * modes: one count for all, or one per level; {@code seqRecords} by default), {@code pcMaxConcurrency} (100), {@code
- * pcWarmup} (5000), {@code warmup} (true: one uncounted pass of the plain modes a, b, e, f, g before the measured
+ * pcWarmup} (5000), {@code warmup} (2: uncounted passes of the plain modes a, b, e, f, g before the measured
  * runs), {@code pcHome} (benchmarks-parallel-consumer), {@code transactional} (false: shove's modes with
  * {@code KafkaConfig.transactional()}) and {@code reply} (false: shove's handlers answer every record with a reply to
  * a topic of their own instead of a plain ack).
@@ -108,7 +108,8 @@ public final class KafkaBenchmark {
     private final boolean transactional;
     private final boolean reply;
     /** One uncounted pass of the plain modes before the measured runs. */
-    private final boolean warmup;
+    /** Uncounted passes of the plain modes before the measured runs. */
+    private final int warmup;
 
     private final int springConcurrency;
     private final long[] pcWorkMs;
@@ -129,7 +130,12 @@ public final class KafkaBenchmark {
         this.workMs = args.longValue("workMs", 1);
         this.transactional = Boolean.parseBoolean(args.text("transactional", "false"));
         this.reply = Boolean.parseBoolean(args.text("reply", "false"));
-        this.warmup = Boolean.parseBoolean(args.text("warmup", "true"));
+        String passes = args.text("warmup", "2");
+        this.warmup = switch (passes) {
+            case "true" -> 1;
+            case "false" -> 0;
+            default -> Integer.parseInt(passes);
+        };
         this.springConcurrency = args.integer("springConcurrency", 1);
         this.pcWorkMs = Arrays.stream(args.text("pcWorkMs", "0,1,10").split(","))
                 .map(String::strip)
@@ -249,18 +255,22 @@ public final class KafkaBenchmark {
             }
             System.out.printf(
                     Locale.ROOT, "published %d records in %.1f s%n", published, (System.nanoTime() - t0) / 1e9);
-            if (warmup) {
-                // one uncounted pass of the plain modes, so that no mode pays the JIT's start-up for the others
-                // (measured: shove's first run cost 20-38 us of CPU per record, later ones 4.5-12.5)
+            for (int pass = 1; pass <= warmup; pass++) {
+                // uncounted passes of the plain modes, so that no mode pays the JIT's start-up for the others
+                // (measured: shove's first run cost 20-38 us of CPU per record, later ones 4.5-12.5; after one pass
+                // the JIT still compiled for about a second of CPU during the first measured run, after two for half)
+                long jitBefore = jitMillis();
                 Map<String, double[]> discarded = new LinkedHashMap<>();
                 measure("a", records, discarded, () -> rawVirtualThreads(plain.name()));
                 measure("b", records, discarded, () -> shove(broker, plain, records, prefetch, 0));
                 measure("e", records, discarded, () -> rawPollLoop(plain.name(), false));
                 measure("f", records, discarded, () -> rawPollLoop(plain.name(), true));
                 measure("g", records, discarded, () -> springKafka(plain.name()));
-                System.out.println("warm-up pass done (not counted)");
+                System.out.printf(
+                        Locale.ROOT, "warm-up pass %d done (not counted; JIT %,d ms)%n", pass, jitMillis() - jitBefore);
             }
             for (int run = 0; run < runs; run++) {
+                long jitBefore = jitMillis();
                 Map<String, double[]> figures = new LinkedHashMap<>();
                 measure("a", records, figures, () -> rawVirtualThreads(plain.name()));
                 measure("b", records, figures, () -> shove(broker, plain, records, prefetch, 0));
@@ -279,7 +289,7 @@ public final class KafkaBenchmark {
                     }
                 }
                 figures.forEach((id, f) -> report.run(id, label(id), f[0], f[1], f.length > 2 ? f[2] : Double.NaN));
-                printRun("run " + (run + 1), figures);
+                printRun(String.format(Locale.ROOT, "run %d (JIT %,d ms)", run + 1, jitMillis() - jitBefore), figures);
             }
             Map<String, double[]> medians = new LinkedHashMap<>();
             for (String id : allModes()) {
@@ -424,6 +434,14 @@ public final class KafkaBenchmark {
         long cpu = PROCESS.getProcessCpuTime() - before;
         long allocated = THREADS.getTotalThreadAllocatedBytes() - allocatedBefore;
         return new double[] {rate, cpu / 1000.0 / count, (double) allocated / count};
+    }
+
+    /**
+     * The JIT compilers' time so far (milliseconds): what they spend during a run is CPU charged to its modes, so the
+     * console shows it per run.
+     */
+    private static long jitMillis() {
+        return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
     }
 
     private static final com.sun.management.ThreadMXBean THREADS =
