@@ -107,7 +107,6 @@ public final class KafkaBenchmark {
     private final String modes;
     private final boolean transactional;
     private final boolean reply;
-    /** One uncounted pass of the plain modes before the measured runs. */
     /** Uncounted passes of the plain modes before the measured runs. */
     private final int warmup;
 
