@@ -98,11 +98,9 @@ final class KafkaHeaders {
 
         @Override
         protected synchronized @Nullable String find(String name) {
-            if (hideInternal && name.startsWith(PREFIX)) {
-                return null;
-            }
             Header h = headers.lastHeader(name);
-            return h == null ? null : utf8(h.value());
+            // the names looked up are mostly absent: the prefix is checked only for one that is there
+            return h == null || (hideInternal && name.startsWith(PREFIX)) ? null : utf8(h.value());
         }
 
         @Override

@@ -389,6 +389,17 @@ final class PartitionState {
 
     private int indexOf(long offset) {
         int mask = offsets.length - 1;
+        if (size > 0) {
+            // A partition's offsets are mostly consecutive (gaps come from transaction markers, compaction and skipped
+            // records): try the slot they would have first, then search.
+            long distance = offset - offsets[head];
+            if (distance >= 0 && distance < size) {
+                int guess = (head + (int) distance) & mask;
+                if (offsets[guess] == offset) {
+                    return guess;
+                }
+            }
+        }
         int lo = 0;
         int hi = size - 1;
         while (lo <= hi) {

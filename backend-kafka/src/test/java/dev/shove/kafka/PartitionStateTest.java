@@ -44,6 +44,22 @@ class PartitionStateTest {
     }
 
     @Test
+    @DisplayName("records after a gap in the offsets (a transaction marker) are found and completed; the gap is not")
+    void findsRecordsAcrossGaps() {
+        for (long o : new long[] {10, 11, 13, 14, 20}) {
+            assertThat(state.admit(o)).isTrue();
+        }
+        assertThat(state.complete(12, null)).as("never read").isFalse();
+        assertThat(state.complete(13, null)).isTrue();
+        assertThat(state.complete(20, null)).isTrue();
+        assertThat(state.complete(14, null)).isTrue();
+        assertThat(state.complete(13, null)).as("done already").isFalse();
+        state.complete(10, null);
+        state.complete(11, null);
+        assertThat(state.commitPoint()).isEqualTo(21);
+    }
+
+    @Test
     @DisplayName("callbacks are released only by a commit that covers their offset")
     void callbacksWaitForTheCommit() {
         Told first = new Told();
