@@ -3,8 +3,10 @@ package dev.shove.kafka;
 import dev.shove.spi.HeaderMapBuilder;
 import dev.shove.spi.LazyHeaderMap;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -42,31 +44,29 @@ final class KafkaHeaders {
      */
     static Map<String, String> fromKafka(Headers headers, boolean hideInternal) {
         Map<String, String> out = new HashMap<>(8);
+        decode(headers, hideInternal, out::put);
+        return out;
+    }
+
+    /** Puts each of the record's headers into {@code into}, in order, decoded; the backend's own left out if asked. */
+    private static void decode(Iterable<Header> headers, boolean hideInternal, BiConsumer<String, String> into) {
         for (Header h : headers) {
             String key = h.key();
-            if (hideInternal && key.startsWith(PREFIX)) {
-                continue;
+            if (!hideInternal || !key.startsWith(PREFIX)) {
+                into.accept(key, utf8(h.value()));
             }
-            out.put(key, utf8(h.value()));
         }
-        return out;
     }
 
     /**
      * The same as {@link #fromKafka} plus {@code extra} (name, value, name, value ...; winning over the record's), as
-     * an immutable map ({@link HeaderMapBuilder}): one small map per record instead of a {@code HashMap}, a wrapper and
-     * a copy.
+     * an immutable map ({@link HeaderMapBuilder}): for a record that waited out a sequenced retry, whose wait the
+     * extras carry.
      */
     static Map<String, String> immutableFromKafka(Headers headers, boolean hideInternal, String... extra) {
-        // By index over an exact array: a record's headers iterator costs two objects, and this runs per record.
         Header[] all = headers.toArray();
         HeaderMapBuilder out = new HeaderMapBuilder(all.length + extra.length / 2);
-        for (Header h : all) {
-            String key = h.key();
-            if (!hideInternal || !key.startsWith(PREFIX)) {
-                out.put(key, utf8(h.value()));
-            }
-        }
+        decode(Arrays.asList(all), hideInternal, out::put);
         for (int i = 0; i < extra.length; i += 2) {
             out.put(extra[i], extra[i + 1]);
         }
@@ -83,9 +83,10 @@ final class KafkaHeaders {
     }
 
     /**
-     * The map of {@link #lazyFromKafka}. A Kafka header decodes its name and copies its value on first use, without
-     * synchronisation, so every read of the record's headers goes through this map's lock: a handler may hand its
-     * metadata to other threads, and two of them reading a header for the first time at once would race.
+     * The map of {@link #lazyFromKafka}. A Kafka header decodes its name and copies its value on first use; the client
+     * does that under the header's lock but reads the copied value without it, so every read of the record's headers
+     * goes through this map's lock as well: a handler may hand its metadata to other threads, and the first reader's
+     * copy must be published to the others.
      */
     private static final class Lazy extends LazyHeaderMap {
         private final Headers headers;
@@ -104,13 +105,8 @@ final class KafkaHeaders {
         }
 
         @Override
-        protected synchronized void decodeAll(Collector into) {
-            for (Header h : headers) {
-                String key = h.key();
-                if (!hideInternal || !key.startsWith(PREFIX)) {
-                    into.put(key, utf8(h.value()));
-                }
-            }
+        protected synchronized void decodeAll(BiConsumer<String, String> into) {
+            decode(headers, hideInternal, into);
         }
     }
 

@@ -39,22 +39,11 @@ public abstract class LazyHeaderMap extends AbstractMap<String, String> {
     protected abstract @Nullable String find(String name);
 
     /**
-     * Decodes every header into {@code into}, in the order they arrived (a name put again takes the later value).
+     * Decodes every header into {@code into}, in the order they arrived (a name given again takes the later value).
      *
-     * @param into the builder to put each header into
+     * @param into takes each header's name and decoded value
      */
-    protected abstract void decodeAll(Collector into);
-
-    /** Where {@link #decodeAll} puts the headers. */
-    public interface Collector {
-        /**
-         * Puts one header; a name already put takes this value.
-         *
-         * @param name the header's name
-         * @param value its value, decoded
-         */
-        void put(String name, String value);
-    }
+    protected abstract void decodeAll(BiConsumer<String, String> into);
 
     /** {@return every header, decoded once} */
     private Map<String, String> decoded() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.shove.MessageMetadata;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -33,10 +34,10 @@ class LazyHeaderMapTest {
         }
 
         @Override
-        protected void decodeAll(Collector into) {
+        protected void decodeAll(BiConsumer<String, String> into) {
             wholeDecodes++;
             for (int i = 0; i < pairs.length; i += 2) {
-                into.put(pairs[i], pairs[i + 1]);
+                into.accept(pairs[i], pairs[i + 1]);
             }
         }
     }
