@@ -147,12 +147,17 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     public void deliver(Delivery delivery) {
         lastReceivedMillis = System.currentTimeMillis();
         Job job = intake(delivery);
-        if (job != null) {
-            if (Worker.takesNextOf(this)) {
-                ready.addQuietly(job); // the settling worker takes it next: no wake, no park
-            } else {
-                ready.add(job);
-            }
+        if (job == null) {
+            return;
+        }
+        Worker settling = Worker.takingNextOf(this);
+        if (settling == null) {
+            ready.add(job);
+        } else if (settling.inlineNext == null && ready.looksEmpty()) {
+            // The settling worker runs it next, as it would take it from the empty queue: no lock, no wake, no park.
+            settling.inlineNext = job;
+        } else {
+            ready.addQuietly(job); // the settling worker takes the oldest next: no wake, no park
         }
     }
 
@@ -285,9 +290,12 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     while (next != null && !worker.retired) {
                         next = runOne(worker, next);
                         if (next != null && !valve.isFlowing()) {
-                            ready.add(next); // its key's next message waits for the valve like any other
+                            ready.add(next); // the next message waits for the valve like any other
                             next = null;
                         }
+                    }
+                    if (next != null) {
+                        handBack(next); // this worker retired with a job it was to run next
                     }
                 }
                 if (probe) {
@@ -539,6 +547,19 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     submit(returned, Settlement.RETURN, true);
                 }
             }
+        }
+    }
+
+    /** A job a worker took but will not run: to the ready queue for another, or back to the broker when stopping. */
+    private void handBack(Job job) {
+        if (state == RUNNING) {
+            ready.add(job);
+            if (state != RUNNING) {
+                returnUnstarted(); // a stop began meanwhile, perhaps after its last sweep of the ready queue
+            }
+        } else {
+            returnToBroker(job);
+            signalIdle();
         }
     }
 

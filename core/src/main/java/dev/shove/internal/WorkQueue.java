@@ -1,5 +1,7 @@
 package dev.shove.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,8 +37,25 @@ final class WorkQueue<E> {
         boolean woken;
     }
 
+    private static final VarHandle SIZE;
+
+    static {
+        try {
+            SIZE = MethodHandles.lookup().findVarHandle(WorkQueue.class, "size", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<E> items = new ArrayDeque<>();
+
+    /**
+     * {@code items.size()} as of the last change, published for {@link #looksEmpty} (written under the lock with
+     * release semantics, read without it).
+     */
+    @SuppressWarnings("unused") // accessed through SIZE
+    private int size;
 
     /** Parked takers; the most recent first, so a worker whose stack is still warm is woken first. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
@@ -50,6 +69,7 @@ final class WorkQueue<E> {
         lock.lock();
         try {
             items.addLast(item);
+            published();
             wake = wakeOneLocked();
         } finally {
             lock.unlock();
@@ -66,6 +86,7 @@ final class WorkQueue<E> {
         lock.lock();
         try {
             items.addLast(item);
+            published();
         } finally {
             lock.unlock();
         }
@@ -80,6 +101,7 @@ final class WorkQueue<E> {
         lock.lock();
         try {
             items.addAll(more);
+            published();
             wake = wakeOneLocked();
         } finally {
             lock.unlock();
@@ -120,6 +142,7 @@ final class WorkQueue<E> {
                 }
                 item = items.pollFirst();
                 if (item != null) {
+                    published();
                     if (me != null) {
                         waiters.remove(me); // took an item without being woken (a spurious return from park)
                     }
@@ -170,6 +193,9 @@ final class WorkQueue<E> {
                 sink.add(item);
                 n++;
             }
+            if (n > 0) {
+                published();
+            }
             return n;
         } finally {
             lock.unlock();
@@ -196,10 +222,20 @@ final class WorkQueue<E> {
                     removed.add(item);
                 }
             }
+            published();
         } finally {
             lock.unlock();
         }
         return removed;
+    }
+
+    /**
+     * Whether the queue was empty at its last change, read without the lock: a hint for a caller that would otherwise
+     * queue an item only to take it straight back (another thread may add an item meanwhile; the item waits for the
+     * next taker, as any item does).
+     */
+    boolean looksEmpty() {
+        return (int) SIZE.getAcquire(this) == 0;
     }
 
     boolean isEmpty() {
@@ -228,6 +264,11 @@ final class WorkQueue<E> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Publishes the new size for {@link #looksEmpty}; under the lock, after every change of {@link #items}. */
+    private void published() {
+        SIZE.setRelease(this, items.size());
     }
 
     /** Picks the waiter to wake, unless one is already on its way; the caller unparks it after unlocking. */

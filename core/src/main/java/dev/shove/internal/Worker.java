@@ -50,7 +50,11 @@ final class Worker {
     @Nullable
     Object scratchCall;
 
-    /** The next job of the key whose job this worker just settled, to run without a queue hop (engine's use). */
+    /**
+     * The job this worker runs next without a queue hop (engine's use): sequenced, the next job of the key whose job it
+     * just settled; unsequenced, the delivery its settlement let the transport hand over on this thread while the
+     * ready queue was empty.
+     */
     @Nullable
     Job inlineNext;
 
@@ -87,12 +91,12 @@ final class Worker {
     }
 
     /**
-     * Whether the calling thread is a worker of {@code owner} that is settling a job and takes the next one from the
-     * ready queue right after ({@link #takesNext}).
+     * The calling thread's worker when it is a worker of {@code owner} that is settling a job and takes the next one
+     * right after ({@link #takesNext}); null otherwise.
      */
-    static boolean takesNextOf(Watchdog.Owner owner) {
+    static @Nullable Worker takingNextOf(Watchdog.Owner owner) {
         Worker w = CURRENT.get();
-        return w != null && w.owner == owner && w.takesNext;
+        return w != null && w.owner == owner && w.takesNext ? w : null;
     }
 
     void start() {

@@ -51,6 +51,25 @@ class WorkQueueTest {
     }
 
     @Test
+    @DisplayName("looksEmpty follows every change of the queue")
+    void looksEmpty() throws InterruptedException {
+        assertThat(queue.looksEmpty()).isTrue();
+        queue.addQuietly(1);
+        assertThat(queue.looksEmpty()).isFalse();
+        queue.take();
+        assertThat(queue.looksEmpty()).isTrue();
+        queue.addAll(List.of(2, 3));
+        queue.drainTo(new ArrayList<>(), 1);
+        assertThat(queue.looksEmpty()).isFalse();
+        queue.removeIf(i -> i == 3);
+        assertThat(queue.looksEmpty()).isTrue();
+        queue.add(4);
+        assertThat(queue.looksEmpty()).isFalse();
+        queue.drainTo(new ArrayList<>());
+        assertThat(queue.looksEmpty()).isTrue();
+    }
+
+    @Test
     @DisplayName("a take waits for the next item")
     void takeWaits() {
         ConcurrentLinkedQueue<Integer> taken = new ConcurrentLinkedQueue<>();
