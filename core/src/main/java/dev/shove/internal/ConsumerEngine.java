@@ -83,7 +83,8 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
     private final AtomicInteger unsettled = new AtomicInteger();
     private final AtomicInteger unconfirmed = new AtomicInteger();
-    private final AtomicInteger running = new AtomicInteger();
+    /** Handler calls in progress; also the registration's in-flight gauge's share of this consumer. */
+    private final AtomicInteger running;
     /** This consumer's workers' slots, as the watchdog scans them (skipped while nothing runs). */
     private final Watchdog.Group watched;
 
@@ -122,6 +123,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         this.batch = batch;
         this.meters = meters;
         this.nativeBatches = context.services().capabilities().nativeBatches();
+        this.running = meters.newRunningCount();
         this.watched = Watchdog.group(running);
     }
 
@@ -134,6 +136,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         } catch (RuntimeException e) {
             state = STOPPED;
             context.services().watchdog().remove(watched);
+            meters.stoppedCounting(running);
             throw e;
         }
         for (int i = 0; i < workerCount; i++) {
@@ -153,11 +156,12 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         Worker settling = Worker.takingNextOf(this);
         if (settling == null) {
             ready.add(job);
-        } else if (settling.inlineNext == null && ready.looksEmpty()) {
-            // The settling worker runs it next, as it would take it from the empty queue: no lock, no wake, no park.
-            settling.inlineNext = job;
+        } else if (settling.inlineNext != null) {
+            ready.addQuietly(job); // a second delivery in one settlement: no wake, the settling worker comes back
         } else {
-            ready.addQuietly(job); // the settling worker takes the oldest next: no wake, no park
+            // The settling worker runs the oldest job next, as it would take it from the queue: this one when the
+            // queue is empty (no lock at all), else the head, in one lock with the append. No wake, no park.
+            settling.inlineNext = ready.looksEmpty() ? job : ready.addAndTakeOldest(job);
         }
     }
 
@@ -246,7 +250,6 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                 consumerId + "-w" + workerSeq.getAndIncrement(),
                 this,
                 timeoutNanos,
-                meters,
                 watched,
                 this::signalIdle,
                 this::workerLoop);
@@ -827,6 +830,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         }
         state = STOPPED;
         context.services().watchdog().remove(watched);
+        meters.stoppedCounting(running);
         signalIdle();
         return timedOut;
     }

@@ -25,11 +25,11 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -44,13 +44,11 @@ final class Metrics {
     private final ConcurrentHashMap<String, PublishMeters> publish = new ConcurrentHashMap<>();
 
     /**
-     * One in-flight counter per (topic, group), shared by every registration with that id: a registry returns the
-     * gauge registered first for an id, bound to the first counter, so a group started again on the same topic (or
-     * a second group of the same name) must count into that same counter. A {@code LongAdder}: every worker counts
-     * into it twice per message, and a single atomic word shared by the workers of every core made them queue for
-     * its cache line; the gauge's sum need not be an atomic snapshot.
+     * One in-flight gauge per (topic, group), shared by every registration with that id: a registry returns the gauge
+     * registered first for an id, bound to the first {@link Inflight}, so a group started again on the same topic (or
+     * a second group of the same name) must count into that same one.
      */
-    private final ConcurrentHashMap<List<String>, LongAdder> inflight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<List<String>, Inflight> inflight = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<List<String>, AtomicInteger> states = new ConcurrentHashMap<>();
 
@@ -70,17 +68,52 @@ final class Metrics {
     }
 
     public ConsumerMeters consumer(String topic, String group) {
-        LongAdder running = inflight.computeIfAbsent(List.of(topic, group), id -> {
-            LongAdder counter = new LongAdder();
-            Gauge.builder(INFLIGHT, counter, LongAdder::sum)
+        Inflight running = inflight.computeIfAbsent(List.of(topic, group), id -> {
+            Inflight counts = new Inflight();
+            Gauge.builder(INFLIGHT, counts, Inflight::sum)
                     .description("Handlers running now")
                     .tag("topic", topic)
                     .tag("consumer_group", group)
                     .strongReference(true)
                     .register(registry);
-            return counter;
+            return counts;
         });
         return new ConsumerMeters(registry, topic, group, running);
+    }
+
+    /**
+     * The handlers running now in one (topic, group): the sum of its consumers' own counts of handlers in progress,
+     * which each consumer keeps anyway (its drain and its watchdog read it), so that a message costs no second count.
+     * A stopped consumer's count leaves once it is back at zero: a handler abandoned at the drain deadline still runs,
+     * and is still counted, until it returns.
+     */
+    static final class Inflight {
+        /** Each consumer's count, and whether that consumer has stopped. */
+        private final ConcurrentHashMap<AtomicInteger, Boolean> counts = new ConcurrentHashMap<>();
+
+        AtomicInteger newCount() {
+            counts.entrySet().removeIf(Inflight::spent);
+            AtomicInteger count = new AtomicInteger();
+            counts.put(count, false);
+            return count;
+        }
+
+        void stopped(AtomicInteger count) {
+            counts.replace(count, true);
+        }
+
+        double sum() {
+            counts.entrySet().removeIf(Inflight::spent);
+            long sum = 0;
+            for (AtomicInteger count : counts.keySet()) {
+                sum += count.get();
+            }
+            return sum;
+        }
+
+        private static boolean spent(Map.Entry<AtomicInteger, Boolean> e) {
+            return e.getValue() && e.getKey().get() == 0;
+        }
     }
 
     /**
@@ -223,9 +256,9 @@ final class Metrics {
         private final ConcurrentHashMap<String, Counter> discarded = new ConcurrentHashMap<>();
         private final ConcurrentHashMap<String, Counter> deadLettered = new ConcurrentHashMap<>();
         private final DistributionSummary size;
-        private final LongAdder inflight;
+        private final Inflight inflight;
 
-        ConsumerMeters(MeterRegistry registry, String topic, String group, LongAdder inflight) {
+        ConsumerMeters(MeterRegistry registry, String topic, String group, Inflight inflight) {
             this.registry = registry;
             this.topic = topic;
             this.group = group;
@@ -276,12 +309,17 @@ final class Metrics {
                     .increment();
         }
 
-        public void handlerStarted() {
-            inflight.increment();
+        /**
+         * A new consumer's count of its handlers in progress, summed into the in-flight gauge: the consumer counts each
+         * handler call into it while it runs, and says when it stopped ({@link #stoppedCounting}).
+         */
+        public AtomicInteger newRunningCount() {
+            return inflight.newCount();
         }
 
-        public void handlerEnded() {
-            inflight.decrement();
+        /** The consumer of {@code running} stopped: its count leaves the gauge once no handler of it runs. */
+        public void stoppedCounting(AtomicInteger running) {
+            inflight.stopped(running);
         }
 
         private Counter tagged(

@@ -92,6 +92,29 @@ final class WorkQueue<E> {
         }
     }
 
+    /**
+     * Appends an item and takes the oldest in one step (the item itself when the queue was empty): what {@link
+     * #addQuietly} followed by a take does, with one lock instead of two and without waiting. If more items wait after
+     * it, an idle taker is woken as a take would.
+     */
+    E addAndTakeOldest(E item) {
+        E oldest;
+        Thread wake = null;
+        lock.lock();
+        try {
+            items.addLast(item);
+            oldest = items.pollFirst();
+            published();
+            if (!items.isEmpty()) {
+                wake = wakeOneLocked(); // the cascade
+            }
+        } finally {
+            lock.unlock();
+        }
+        unpark(wake);
+        return oldest;
+    }
+
     /** Appends the items in order; wakes one idle taker, which wakes the next if items remain. */
     void addAll(Collection<? extends E> more) {
         if (more.isEmpty()) {

@@ -25,7 +25,6 @@ final class Worker {
 
     private final Thread thread;
     private final long timeoutNanos;
-    private final Metrics.ConsumerMeters meters;
     private final Watchdog.Group watched;
     private final Runnable idle;
 
@@ -52,8 +51,8 @@ final class Worker {
 
     /**
      * The job this worker runs next without a queue hop (engine's use): sequenced, the next job of the key whose job it
-     * just settled; unsequenced, the delivery its settlement let the transport hand over on this thread while the
-     * ready queue was empty.
+     * just settled; unsequenced, when its settlement let the transport hand over a delivery on this thread, the
+     * oldest job of the ready queue with that delivery appended (that delivery itself when the queue was empty).
      */
     @Nullable
     Job inlineNext;
@@ -74,14 +73,12 @@ final class Worker {
             String name,
             Watchdog.Owner owner,
             long timeoutNanos,
-            Metrics.ConsumerMeters meters,
             Watchdog.Group watched,
             Runnable idle,
             Consumer<Worker> loop) {
         this.slot = new Watchdog.Slot(owner);
         this.owner = owner;
         this.timeoutNanos = timeoutNanos;
-        this.meters = meters;
         this.watched = watched;
         this.idle = idle;
         this.thread = Thread.ofVirtual().name("shove-" + name).unstarted(() -> {
@@ -114,8 +111,7 @@ final class Worker {
      * of jobs of a batch.
      */
     boolean invoke(Object token, Call call) {
-        watched.started();
-        meters.handlerStarted();
+        watched.started(); // counts it for the drain, the watchdog and the in-flight gauge
         long start = System.nanoTime();
         slot.arm(token, start, timeoutNanos);
         result = null;
@@ -128,7 +124,6 @@ final class Worker {
         nanos = System.nanoTime() - start;
         boolean mine = slot.disarm();
         watched.ended();
-        meters.handlerEnded();
         if (Thread.currentThread().isInterrupted()) {
             // A late interrupt must not leak into the next message. Checked first: clearing takes a lock on a
             // virtual thread, which cost ~10% of a worker's time when done on every message.

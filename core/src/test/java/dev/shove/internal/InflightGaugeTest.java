@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.shove.ShoveMeters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -24,22 +25,48 @@ class InflightGaugeTest {
     @Test
     @DisplayName("meters made again for the same topic and group count into the gauge registered first")
     void sameIdSharesTheGauge() {
-        Metrics.ConsumerMeters first = metrics.consumer("orders", "billing");
-        first.handlerStarted();
-        first.handlerEnded();
-        Metrics.ConsumerMeters second = metrics.consumer("orders", "billing");
-        second.handlerStarted();
-        second.handlerStarted();
+        AtomicInteger first = metrics.consumer("orders", "billing").newRunningCount();
+        first.incrementAndGet();
+        first.decrementAndGet();
+        AtomicInteger second = metrics.consumer("orders", "billing").newRunningCount();
+        second.addAndGet(2);
 
         assertThat(gauge("orders", "billing")).isEqualTo(2);
-        second.handlerEnded();
+        second.decrementAndGet();
+        assertThat(gauge("orders", "billing")).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("the gauge sums the running handlers of every consumer of the registration")
+    void sumsTheConsumers() {
+        Metrics.ConsumerMeters meters = metrics.consumer("orders", "billing");
+        meters.newRunningCount().addAndGet(3);
+        meters.newRunningCount().addAndGet(4);
+
+        assertThat(gauge("orders", "billing")).isEqualTo(7);
+    }
+
+    @Test
+    @DisplayName("a stopped consumer's handlers count until they return, then the consumer leaves the gauge")
+    void aStoppedConsumerCountsUntilItsHandlersReturn() {
+        Metrics.ConsumerMeters meters = metrics.consumer("orders", "billing");
+        AtomicInteger stopped = meters.newRunningCount();
+        stopped.incrementAndGet(); // abandoned at the drain deadline, still running
+        meters.stoppedCounting(stopped);
+        AtomicInteger live = meters.newRunningCount();
+        live.incrementAndGet();
+
+        assertThat(gauge("orders", "billing")).isEqualTo(2);
+        stopped.decrementAndGet();
+        assertThat(gauge("orders", "billing")).isEqualTo(1);
+        stopped.incrementAndGet(); // gone from the gauge: a stopped consumer starts nothing new
         assertThat(gauge("orders", "billing")).isEqualTo(1);
     }
 
     @Test
     @DisplayName("each topic and group has its own gauge")
     void idsAreSeparate() {
-        metrics.consumer("orders", "billing").handlerStarted();
+        metrics.consumer("orders", "billing").newRunningCount().incrementAndGet();
         metrics.consumer("orders", "shipping");
 
         assertThat(gauge("orders", "billing")).isEqualTo(1);

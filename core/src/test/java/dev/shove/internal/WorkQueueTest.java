@@ -70,6 +70,29 @@ class WorkQueueTest {
     }
 
     @Test
+    @DisplayName("addAndTakeOldest appends and takes the head: the item itself when the queue was empty")
+    void addAndTakeOldest() throws InterruptedException {
+        assertThat(queue.addAndTakeOldest(1)).isEqualTo(1);
+        assertThat(queue.isEmpty()).isTrue();
+        queue.addAll(List.of(2, 3));
+        assertThat(queue.addAndTakeOldest(4)).isEqualTo(2);
+        assertThat(List.of(queue.take(), queue.take())).containsExactly(3, 4);
+        assertThat(queue.looksEmpty()).isTrue();
+    }
+
+    @Test
+    @DisplayName("addAndTakeOldest wakes an idle taker when items remain after it")
+    void addAndTakeOldestWakesForWhatRemains() {
+        ConcurrentLinkedQueue<Integer> taken = new ConcurrentLinkedQueue<>();
+        parkedTakers(1, taken);
+        queue.addQuietly(1); // no wake
+        assertThat(queue.waiting()).isEqualTo(1);
+
+        assertThat(queue.addAndTakeOldest(2)).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> taken.contains(2));
+    }
+
+    @Test
     @DisplayName("a take waits for the next item")
     void takeWaits() {
         ConcurrentLinkedQueue<Integer> taken = new ConcurrentLinkedQueue<>();
