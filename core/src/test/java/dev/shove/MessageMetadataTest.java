@@ -3,11 +3,13 @@ package dev.shove;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shove.spi.Delivery;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -91,6 +93,88 @@ class MessageMetadataTest {
         assertThatThrownBy(() -> MessageMetadata.of(null, "tag", Map.of())).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> MessageMetadata.of("orders", null, Map.of())).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> MessageMetadata.of("orders", "tag", null)).isInstanceOf(NullPointerException.class);
+    }
+
+    /** A delivery in a log that counts how often its coordinates are read. */
+    private static final class CountingDelivery implements Delivery {
+        final AtomicInteger reads = new AtomicInteger();
+
+        @Override
+        public byte[] payload() {
+            return new byte[0];
+        }
+
+        @Override
+        public Map<String, String> headers() {
+            return Map.of("a", "1");
+        }
+
+        @Override
+        public String deliveryId() {
+            reads.incrementAndGet();
+            return "orders#4";
+        }
+
+        @Override
+        public String queue() {
+            return "orders";
+        }
+
+        @Override
+        public long offset() {
+            reads.incrementAndGet();
+            return 4;
+        }
+
+        @Override
+        public Position position() {
+            reads.incrementAndGet();
+            return new Position.Captured("orders", -1, 4);
+        }
+    }
+
+    @Test
+    @DisplayName("the metadata of a delivery reads the delivery's id, offset and position only when asked, the id once")
+    void ofDeliveryReadsCoordinatesWhenAsked() {
+        CountingDelivery delivery = new CountingDelivery();
+        MessageMetadata m = MessageMetadata.ofDelivery(
+                "orders", 1, delivery, OptionalInt.of(1), OptionalInt.empty(), OptionalLong.of(5));
+
+        assertThat(delivery.reads).hasValue(0);
+        assertThat(m.deliveryId()).isEqualTo("orders#4");
+        assertThat(m.deliveryId()).isEqualTo("orders#4");
+        assertThat(delivery.reads).hasValue(1);
+        assertThat(m.offset()).hasValue(4);
+        assertThat(m.position()).contains(new Position.Captured("orders", -1, 4));
+        assertThat(m.headers()).containsExactly(Map.entry("a", "1"));
+        assertThat(m.retryCount()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("the metadata of a delivery equals the metadata with the same components given, and shows the same")
+    void ofDeliveryEqualsTheGivenComponents() {
+        MessageMetadata lazy = MessageMetadata.ofDelivery(
+                "orders", 1, new CountingDelivery(), OptionalInt.of(1), OptionalInt.empty(), OptionalLong.of(5));
+        MessageMetadata given = new MessageMetadata(
+                "orders",
+                1,
+                "orders#4",
+                false,
+                OptionalInt.of(1),
+                Map.of("a", "1"),
+                OptionalInt.empty(),
+                OptionalLong.of(4),
+                OptionalLong.of(5),
+                Optional.of(new Position.Captured("orders", -1, 4)));
+
+        assertThat(lazy).isEqualTo(given).hasSameHashCodeAs(given);
+        assertThat(given).isEqualTo(lazy);
+        assertThat(lazy).hasToString(given.toString());
+        assertThat(given.toString())
+                .isEqualTo("MessageMetadata[topic=orders, retryCount=1, deliveryId=orders#4, redelivered=false,"
+                        + " deliveryCount=OptionalInt[1], headers={a=1}, partition=OptionalInt.empty,"
+                        + " offset=OptionalLong[4], timestampMs=OptionalLong[5],"
+                        + " position=Optional[Captured[queue=orders, partition=-1, offset=4]]]");
     }
 
     @Test

@@ -18,9 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -217,21 +215,20 @@ final class DeliveryPipeline<T, C> {
         return policy.decodeFailure(String.valueOf(e.getMessage()), job.retryCount());
     }
 
-    /** The metadata of a delivery; in-place reruns add to the broker's delivery count. */
+    /**
+     * The metadata of a delivery; in-place reruns add to the broker's delivery count. Its id, offset and position are
+     * read from the delivery when the handler asks (most never do).
+     */
     MessageMetadata metadata(Job job) {
         Delivery d = job.delivery;
         int count = d.deliveryCount();
-        return new MessageMetadata(
+        return MessageMetadata.ofDelivery(
                 topic.name(),
                 job.retryCount(),
-                d.deliveryId(),
-                d.redelivered(),
+                d,
                 count > 0 ? deliveryCount(count + job.runs) : OptionalInt.empty(),
-                d.headers(),
                 partition(d.partition()),
-                d.offset() >= 0 ? OptionalLong.of(d.offset()) : OptionalLong.empty(),
-                timestamps.of(d.timestampMs()),
-                Optional.ofNullable(d.position()));
+                timestamps.of(d.timestampMs()));
     }
 
     /** The metadata's timestamps, shared by the registration's workers (one object per millisecond, not per message). */
