@@ -9,8 +9,6 @@ import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
-import dev.shove.spi.SettleCallback;
-import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import java.time.Duration;
@@ -71,18 +69,7 @@ class IntakeTest {
                 deliveringThread = Thread.currentThread();
                 sink.deliverAll(List.of(new WatchedDelivery(readers)));
             }
-            return new Subscription() {
-                @Override
-                public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
-                    callback.settled(null);
-                }
-
-                @Override
-                public void pause() {}
-
-                @Override
-                public void close() {}
-            };
+            return TestEngine.settlingWith((delivery, settlement, callback) -> callback.settled(null));
         }
     }
 

@@ -8,9 +8,7 @@ import dev.shove.Outcome;
 import dev.shove.SupervisorOutcome;
 import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
-import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
-import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
@@ -51,29 +49,20 @@ class SettlingHandOffTest {
                 handedOver.incrementAndGet();
                 sink.deliver(TestDelivery.of("0"));
             }
-            return new Subscription() {
-                @Override
-                public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
-                    if (settlement.action() == Settlement.Action.RETURN) {
-                        returned.incrementAndGet();
-                        callback.settled(null);
-                        return;
-                    }
-                    settled.add(delivery.deliveryId());
+            return TestEngine.settlingWith((delivery, settlement, callback) -> {
+                if (settlement.action() == Settlement.Action.RETURN) {
+                    returned.incrementAndGet();
                     callback.settled(null);
-                    int next = Integer.parseInt(delivery.deliveryId()) + 1;
-                    if (next < MESSAGES) {
-                        handedOver.incrementAndGet();
-                        sink.deliver(TestDelivery.of(String.valueOf(next)));
-                    }
+                    return;
                 }
-
-                @Override
-                public void pause() {}
-
-                @Override
-                public void close() {}
-            };
+                settled.add(delivery.deliveryId());
+                callback.settled(null);
+                int next = Integer.parseInt(delivery.deliveryId()) + 1;
+                if (next < MESSAGES) {
+                    handedOver.incrementAndGet();
+                    sink.deliver(TestDelivery.of(String.valueOf(next)));
+                }
+            });
         }
     }
 

@@ -3,6 +3,10 @@ package dev.shove.internal;
 import dev.shove.ConsumerOptions;
 import dev.shove.NoContext;
 import dev.shove.Topic;
+import dev.shove.spi.Delivery;
+import dev.shove.spi.SettleCallback;
+import dev.shove.spi.Settlement;
+import dev.shove.spi.Subscription;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import dev.shove.spi.WireHeaders;
@@ -33,5 +37,27 @@ final class TestEngine {
                 false,
                 null,
                 handlers);
+    }
+
+    /** What a test subscription does with a settlement. */
+    @FunctionalInterface
+    interface Settler {
+        void settle(Delivery delivery, Settlement settlement, SettleCallback callback);
+    }
+
+    /** A subscription that settles with {@code settler} and has nothing to do when paused or closed. */
+    static Subscription settlingWith(Settler settler) {
+        return new Subscription() {
+            @Override
+            public void settle(Delivery delivery, Settlement settlement, SettleCallback callback) {
+                settler.settle(delivery, settlement, callback);
+            }
+
+            @Override
+            public void pause() {}
+
+            @Override
+            public void close() {}
+        };
     }
 }
