@@ -23,46 +23,60 @@ import org.jspecify.annotations.Nullable;
  * (which partitions it pauses).
  */
 final class FetchedRecords {
-    private final Map<Integer, ArrayDeque<ConsumerRecord<byte[], byte[]>>> byPartition = new HashMap<>();
+    private final Map<Integer, Partition> byPartition = new HashMap<>();
     /** The partitions that have records here, in hand-out order; each appears once. */
-    private final ArrayDeque<Integer> turns = new ArrayDeque<>();
+    private final ArrayDeque<Partition> turns = new ArrayDeque<>();
+    /** The partition the last record added belonged to: a poll returns a partition's records together. */
+    private @Nullable Partition lastAdded;
 
     private int size;
     private boolean turnsChanged;
 
+    /** One partition's records here, oldest first; the turns hold it directly, so a hand-out looks nothing up. */
+    private static final class Partition {
+        final int number;
+        final ArrayDeque<ConsumerRecord<byte[], byte[]>> records = new ArrayDeque<>();
+
+        Partition(int number) {
+            this.number = number;
+        }
+    }
+
     void add(ConsumerRecord<byte[], byte[]> record) {
-        ArrayDeque<ConsumerRecord<byte[], byte[]>> records =
-                byPartition.computeIfAbsent(record.partition(), p -> new ArrayDeque<>());
-        if (records.isEmpty()) {
-            turns.addLast(record.partition());
+        Partition p = lastAdded;
+        if (p == null || p.number != record.partition()) {
+            p = byPartition.computeIfAbsent(record.partition(), Partition::new);
+            lastAdded = p;
+        }
+        if (p.records.isEmpty()) {
+            turns.addLast(p);
             turnsChanged = true;
         }
-        records.addLast(record);
+        p.records.addLast(record);
         size++;
     }
 
     /** Takes the next record: the oldest of the partition whose turn it is, which then goes to the end of the turns. */
     @Nullable
     ConsumerRecord<byte[], byte[]> poll() {
-        Integer partition = turns.pollFirst();
-        if (partition == null) {
+        Partition p = turns.pollFirst();
+        if (p == null) {
             return null;
         }
-        ArrayDeque<ConsumerRecord<byte[], byte[]>> records = byPartition.get(partition);
-        ConsumerRecord<byte[], byte[]> record = records.pollFirst();
+        ConsumerRecord<byte[], byte[]> record = p.records.pollFirst();
         size--;
-        if (records.isEmpty()) {
+        if (p.records.isEmpty()) {
             turnsChanged = true;
         } else {
-            turns.addLast(partition);
+            turns.addLast(p);
         }
         return record;
     }
 
     /** Drops the records {@code which} matches (revoked or moved partitions, records to be read again). */
     void removeIf(Predicate<? super ConsumerRecord<byte[], byte[]>> which) {
-        for (Iterator<Integer> it = turns.iterator(); it.hasNext(); ) {
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> records = byPartition.get(it.next());
+        for (Iterator<Partition> it = turns.iterator(); it.hasNext(); ) {
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> records = it.next().records;
             int before = records.size();
             records.removeIf(which);
             size -= before - records.size();
@@ -75,8 +89,8 @@ final class FetchedRecords {
 
     /** Whether records of {@code partition} wait here. */
     boolean holds(int partition) {
-        ArrayDeque<ConsumerRecord<byte[], byte[]>> records = byPartition.get(partition);
-        return records != null && !records.isEmpty();
+        Partition p = byPartition.get(partition);
+        return p != null && !p.records.isEmpty();
     }
 
     boolean isEmpty() {

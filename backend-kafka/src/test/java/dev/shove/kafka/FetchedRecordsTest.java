@@ -76,4 +76,21 @@ class FetchedRecordsTest {
         records.removeIf(r -> r.partition() == 3);
         assertThat(records.takeTurnsChanged()).isTrue();
     }
+
+    @Test
+    @DisplayName("records added with their partitions interleaved, or after their partition emptied, keep every turn")
+    void interleavedAndRefilledPartitionsKeepTheirTurns() {
+        FetchedRecords records = new FetchedRecords();
+        records.add(record(0, 0));
+        records.add(record(1, 10));
+        records.add(record(0, 1));
+        records.add(record(1, 11));
+        assertThat(drain(records)).containsExactly("0@0", "1@10", "0@1", "1@11");
+
+        records.add(record(1, 12)); // the partition added last, emptied meanwhile
+        records.add(record(1, 13));
+        assertThat(records.holds(1)).isTrue();
+        assertThat(records.size()).isEqualTo(2);
+        assertThat(drain(records)).containsExactly("1@12", "1@13");
+    }
 }
