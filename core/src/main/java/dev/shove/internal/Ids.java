@@ -9,8 +9,16 @@ final class Ids {
 
     public static String newMessageId() {
         ThreadLocalRandom r = ThreadLocalRandom.current();
-        long msb = (r.nextLong() & ~0xF000L) | 0x4000L;
-        long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        return new UUID(msb, lsb).toString();
+        return new UUID(mostSignificantBits(r), leastSignificantBits(r)).toString();
+    }
+
+    /** A new id's high 64 bits: random but for the version (4). */
+    static long mostSignificantBits(ThreadLocalRandom r) {
+        return (r.nextLong() & ~0xF000L) | 0x4000L;
+    }
+
+    /** A new id's low 64 bits: random but for the variant (IETF). */
+    static long leastSignificantBits(ThreadLocalRandom r) {
+        return (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     }
 }

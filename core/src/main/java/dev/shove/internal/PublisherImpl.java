@@ -165,7 +165,9 @@ final class PublisherImpl implements Publisher {
             headers.put(ShoveHeaders.SEQUENCE_KEY, key);
             headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
         } else if (userHeaders.isEmpty()) {
-            headers = Map.of(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            // only the id, formatted when first read
+            return new OutboundMessage(
+                    payload, MessageIdHeaders.fresh(), null, -1, topic.codec().contentType());
         } else {
             headers = new HashMap<>(userHeaders.size() + 2);
             headers.putAll(userHeaders);
