@@ -26,28 +26,17 @@ final class FetchedRecords {
     private final Map<Integer, Partition> byPartition = new HashMap<>();
     /** The partitions that have records here, in hand-out order; each appears once. */
     private final ArrayDeque<Partition> turns = new ArrayDeque<>();
-    /** The partition the last record added belonged to: a poll returns a partition's records together. */
-    private @Nullable Partition lastAdded;
 
     private int size;
     private boolean turnsChanged;
 
     /** One partition's records here, oldest first; the turns hold it directly, so a hand-out looks nothing up. */
     private static final class Partition {
-        final int number;
         final ArrayDeque<ConsumerRecord<byte[], byte[]>> records = new ArrayDeque<>();
-
-        Partition(int number) {
-            this.number = number;
-        }
     }
 
     void add(ConsumerRecord<byte[], byte[]> record) {
-        Partition p = lastAdded;
-        if (p == null || p.number != record.partition()) {
-            p = byPartition.computeIfAbsent(record.partition(), Partition::new);
-            lastAdded = p;
-        }
+        Partition p = byPartition.computeIfAbsent(record.partition(), n -> new Partition());
         if (p.records.isEmpty()) {
             turns.addLast(p);
             turnsChanged = true;

@@ -87,7 +87,7 @@ class FetchedRecordsTest {
         records.add(record(1, 11));
         assertThat(drain(records)).containsExactly("0@0", "1@10", "0@1", "1@11");
 
-        records.add(record(1, 12)); // the partition added last, emptied meanwhile
+        records.add(record(1, 12)); // a partition emptied meanwhile takes turns again
         records.add(record(1, 13));
         assertThat(records.holds(1)).isTrue();
         assertThat(records.size()).isEqualTo(2);

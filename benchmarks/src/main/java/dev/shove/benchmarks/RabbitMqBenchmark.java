@@ -135,11 +135,10 @@ public final class RabbitMqBenchmark {
             e.printStackTrace();
             status = 1;
         }
-        // When a SimpleMessageListenerContainer's consumer closes its channel while the connection closes,
-        // amqp-client's
-        // connection shutdown can fail part way ("An unexpected connection driver error occurred") and never stop the
-        // connection's consumer work pool, whose threads are not daemons: in one run of `scripts/bench.sh all` they
-        // kept the JVM alive for 17 minutes after the report was written. Exit rather than wait.
+        // When a SimpleMessageListenerContainer's consumer closes its channel while the connection closes, the
+        // client's connection shutdown can fail part way ("An unexpected connection driver error occurred") and never
+        // stop the connection's consumer work pool, whose threads are not daemons: in one run of `scripts/bench.sh
+        // all` they kept the JVM alive for 17 minutes after the report was written. Exit rather than wait.
         System.exit(status);
     }
 

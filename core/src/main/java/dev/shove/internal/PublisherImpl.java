@@ -160,21 +160,20 @@ final class PublisherImpl implements Publisher {
         if (sequencing != null) {
             key = sequencing.keyOf(message);
             shard = sequencing.shardOf(key);
-            headers = new HashMap<>(userHeaders.size() + 3);
-            headers.putAll(userHeaders);
-            headers.put(ShoveHeaders.SEQUENCE_KEY, key);
-            headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            Map<String, String> all = new HashMap<>(userHeaders.size() + 3);
+            all.putAll(userHeaders);
+            all.put(ShoveHeaders.SEQUENCE_KEY, key);
+            all.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            headers = Map.copyOf(all);
         } else if (userHeaders.isEmpty()) {
-            // only the id, formatted when first read
-            return new OutboundMessage(
-                    payload, MessageIdHeaders.fresh(), null, -1, topic.codec().contentType());
+            headers = MessageIdHeaders.fresh(); // only the id, formatted when first read
         } else {
-            headers = new HashMap<>(userHeaders.size() + 2);
-            headers.putAll(userHeaders);
-            headers.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            Map<String, String> all = new HashMap<>(userHeaders.size() + 2);
+            all.putAll(userHeaders);
+            all.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            headers = Map.copyOf(all);
         }
-        return new OutboundMessage(
-                payload, Map.copyOf(headers), key, shard, topic.codec().contentType());
+        return new OutboundMessage(payload, headers, key, shard, topic.codec().contentType());
     }
 
     private static <M> void await(Topic<M> topic, CompletableFuture<Void> future) {
