@@ -1,4 +1,4 @@
-package dev.shove.spring.boot.examples;
+package dev.shove.examples.springboot;
 
 import dev.shove.ConsumerGroupConfig;
 import dev.shove.DeadMessageMetadata;
@@ -35,7 +35,7 @@ import org.springframework.context.annotation.Bean;
  * </ul>
  *
  * <p>Run it with {@code ./mvnw -pl spring-boot -q exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.shove.spring.boot.examples.SpringBootOrders} and stop it with Ctrl-C; add {@code
+ * -Dexec.mainClass=dev.shove.examples.springboot.SpringBootOrders} and stop it with Ctrl-C; add {@code
  * -Dshove.uri=amqp://guest:guest@localhost:5672} (or {@code kafka://localhost:9092}) for a real broker. {@code
  * SpringBootOrdersTest} runs {@link #run(PrintStream, String...)}.
  */

@@ -1,4 +1,4 @@
-package dev.shove.spring.boot.examples;
+package dev.shove.examples.springboot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
