@@ -1,10 +1,14 @@
 package dev.shove.spring.boot;
 
 import dev.shove.conformance.BrokerAvailability;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
- * The starter on Kafka ({@code SHOVE_KAFKA_BOOTSTRAP}, default {@code 127.0.0.1:9092}). A missing broker skips it, or
+ * The starter on Kafka ({@code SHOVE_KAFKA_BOOTSTRAP}, default {@code 127.0.0.1:9092}); the broker that goes away is
+ * one of the test's own ({@link KafkaPrivateBroker}). A missing broker skips it, or
  * fails it with {@code SHOVE_IT_REQUIRED=true}.
  */
 class KafkaStarterIT extends StarterITSupport {
@@ -18,8 +22,27 @@ class KafkaStarterIT extends StarterITSupport {
                 "Kafka", "kafka", first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
     }
 
+    /** The broker of {@link #healthDown()}; null for the other tests, which use the shared one. */
+    private KafkaPrivateBroker own;
+
+    @AfterEach
+    void stopOwnBroker() throws Exception {
+        if (own != null) {
+            closeContext();
+            context = null;
+            own.close();
+        }
+    }
+
     @Override
     String uri() {
-        return "kafka://" + BOOTSTRAP + "?partitions=1";
+        return "kafka://" + (own != null ? own.bootstrap() : BOOTSTRAP) + "?partitions=1&apiTimeout=5s";
+    }
+
+    @Test
+    @DisplayName("the shove health component goes DOWN when the broker goes away (a broker of the test's own, killed)")
+    void healthDown() throws Exception {
+        own = KafkaPrivateBroker.start();
+        assertHealthDownWhenBrokerVanishes(own::kill);
     }
 }

@@ -45,6 +45,6 @@ class RabbitMqStarterIT extends StarterITSupport {
     @Test
     @DisplayName("the shove health component goes DOWN when the broker goes away")
     void healthDown() throws Exception {
-        assertHealthDownWhenBrokerVanishes(proxy);
+        assertHealthDownWhenBrokerVanishes(proxy::close);
     }
 }
