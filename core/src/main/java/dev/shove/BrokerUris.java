@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -20,6 +22,30 @@ import java.util.TreeSet;
  * property, a variable) are added to its query, where they override one of the same name.
  */
 final class BrokerUris {
+    /**
+     * The variables of shove's own tools, which share the {@code SHOVE_} prefix: {@link #fromEnvironment} never reads
+     * them as settings, so a shell set up for the CLI, the test kit or the project's build still starts an application
+     * configured with {@code SHOVE_URI}. docs/concepts/configuration.md lists them, with what reads each.
+     */
+    static final Set<String> TOOL_VARIABLES = Set.of(
+            "SHOVE_BROKER_URI", // the CLI
+            "SHOVE_TEST_BROKER_URI", // the test kit
+            "SHOVE_IT_REQUIRED", // the project's integration tests
+            "SHOVE_KAFKA_BOOTSTRAP",
+            "SHOVE_RABBITMQ_URI",
+            "SHOVE_RABBITMQ_MANAGEMENT",
+            "SHOVE_RABBITMQ_SCRIPTS",
+            "SHOVE_NATS_URL",
+            "SHOVE_REDIS_URI",
+            "SHOVE_REDIS_CLUSTER",
+            "SHOVE_SQS_ENDPOINT",
+            "SHOVE_BROKERS", // the project's scripts
+            "SHOVE_BROKERS_DIR",
+            "SHOVE_KAFKA_RESET",
+            "SHOVE_TEST_THREADS",
+            "SHOVE_BENCH_JAVA_OPTS",
+            "SHOVE_BENCH_STEP_TIMEOUT");
+
     private BrokerUris() {}
 
     static BrokerConfig<?> fromUri(String text) {
@@ -59,12 +85,33 @@ final class BrokerUris {
 
     static BrokerConfig<?> fromEnvironment(Map<String, String> environment, String prefix) {
         Map<String, String> settings = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : environment.entrySet()) {
-            if (e.getKey().startsWith(prefix) && e.getKey().length() > prefix.length()) {
-                settings.put(settingName(e.getKey().substring(prefix.length())), e.getValue());
+        Map<String, String> variables = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : new TreeMap<>(environment).entrySet()) {
+            String name = e.getKey();
+            if (name.startsWith(prefix) && name.length() > prefix.length() && !TOOL_VARIABLES.contains(name)) {
+                String setting = settingName(name.substring(prefix.length()));
+                settings.put(setting, e.getValue());
+                variables.put(setting, name);
             }
         }
-        return fromSettings("environment variables " + prefix + "*", "uri", settings);
+        String source = "environment variables " + prefix + "*";
+        try {
+            return fromSettings(source, "uri", settings);
+        } catch (IllegalArgumentException e) {
+            variables.remove("uri");
+            if (variables.isEmpty()) {
+                throw e;
+            }
+            StringBuilder read = new StringBuilder();
+            variables.forEach((setting, name) -> read.append(read.isEmpty() ? "" : ", ")
+                    .append(name)
+                    .append(" as ")
+                    .append(setting));
+            throw new IllegalArgumentException(
+                    e.getMessage() + " (" + source + " read: " + read
+                            + "; the variables of shove's own tools, such as SHOVE_BROKER_URI, are not read)",
+                    e);
+        }
     }
 
     /**

@@ -127,6 +127,28 @@ class BrokerUrisTest {
     }
 
     @Test
+    @DisplayName(
+            "environment variables of shove's own tools (the CLI's, the test kit's, the build's) are not read as settings")
+    void environmentIgnoresToolVariables() {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("SHOVE_URI", "test://h", "SHOVE_SIZE", "4"));
+        BrokerUris.TOOL_VARIABLES.forEach(name -> env.put(name, "memory:"));
+        assertThat(env).containsKeys("SHOVE_BROKER_URI", "SHOVE_TEST_BROKER_URI", "SHOVE_IT_REQUIRED");
+        assertThat(BrokerUris.fromEnvironment(env, "SHOVE_")).isEqualTo(new TestConfig("h", 4, Duration.ZERO, ""));
+    }
+
+    @Test
+    @DisplayName("an unknown setting from the environment names the variable it came from")
+    void environmentNamesTheVariable() {
+        assertThatThrownBy(() -> BrokerUris.fromEnvironment(
+                        Map.of("SHOVE_URI", "test://h", "SHOVE_SIZ", "4", "SHOVE_BROKER_URI", "memory:"), "SHOVE_"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[siz]")
+                .hasMessageContaining("SHOVE_SIZ as siz")
+                .message()
+                .doesNotContain("SHOVE_BROKER_URI as");
+    }
+
+    @Test
     @DisplayName("variable names become setting names: camel case, __ for a dot, _FILE kept")
     void settingNames() {
         assertThat(BrokerUris.settingName("COMMIT_INTERVAL")).isEqualTo("commitInterval");
