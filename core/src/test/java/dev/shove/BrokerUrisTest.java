@@ -82,6 +82,34 @@ class BrokerUrisTest {
     }
 
     @Test
+    @DisplayName("a mistyped scheme suggests the nearest known one instead of a module named after the typo")
+    void mistypedScheme() {
+        assertThatThrownBy(() -> BrokerConfig.fromUri("amqq://guest:guest@localhost"))
+                .hasMessageContaining("'amqq:'")
+                .hasMessageContaining("did you mean amqp:?")
+                .hasMessageContaining("shove-backend-rabbitmq")
+                .message()
+                .doesNotContain("shove-backend-amqq")
+                .doesNotContain("guest:guest");
+        assertThatThrownBy(() -> BrokerConfig.fromUri("tset://h")).hasMessageContaining("did you mean test:?");
+        assertThatThrownBy(() -> BrokerConfig.fromUri("zookeeper://h"))
+                .hasMessageContaining("shove's backends read [")
+                .message()
+                .doesNotContain("did you mean");
+    }
+
+    @Test
+    @DisplayName("a space in a URI's setting names the setting and how to write it")
+    void illegalCharacterNamesTheSetting() {
+        assertThatThrownBy(() -> BrokerConfig.fromUri("test://h?size=3&secret=two words"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the value of setting 'secret' holds a space")
+                .hasMessageContaining("%20")
+                .message()
+                .doesNotContain("two words");
+    }
+
+    @Test
     @DisplayName("an unknown setting names it and the accepted ones")
     void unknownSetting() {
         assertThatThrownBy(() -> BrokerConfig.fromUri("test://h?sise=3"))

@@ -10,6 +10,7 @@ import dev.shove.spi.Capabilities;
 import dev.shove.spi.ConnectionWatch;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
@@ -457,7 +458,7 @@ final class KafkaTransport implements Transport {
                     request.consumerId(),
                     request.queue(),
                     groupId,
-                    joinTimeout);
+                    DurationText.of(joinTimeout));
         }
         return subscription;
     }

@@ -11,6 +11,7 @@ import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Subscription;
@@ -201,7 +202,7 @@ final class NatsTransport implements Transport {
                     log.warn(
                             "connection '{}' to NATS was lost; reconnecting every {}",
                             connectionName,
-                            config.reconnectWait());
+                            DurationText.of(config.reconnectWait()));
                 }
             }
             case RECONNECTED ->
@@ -458,7 +459,7 @@ final class NatsTransport implements Transport {
         try {
             connection.flush(timeout);
         } catch (TimeoutException e) {
-            throw new BrokerUnavailableException("NATS did not answer a ping within " + timeout, e);
+            throw new BrokerUnavailableException("NATS did not answer a ping within " + DurationText.of(timeout), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while pinging NATS", e);

@@ -28,6 +28,7 @@ import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
@@ -342,7 +343,7 @@ final class RabbitMqTransport implements Transport {
                 connectionName,
                 config.redactedUri(),
                 cause.getMessage(),
-                config.recoveryInterval());
+                DurationText.of(config.recoveryInterval()));
     }
 
     @Override
@@ -692,7 +693,7 @@ final class RabbitMqTransport implements Transport {
         } catch (TimeoutException e) {
             roundTrip.cancel(true);
             throw new BrokerUnavailableException(
-                    "RabbitMQ at " + config.redactedUri() + " did not answer within " + timeout, e);
+                    "RabbitMQ at " + config.redactedUri() + " did not answer within " + DurationText.of(timeout), e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof ShoveException s

@@ -11,6 +11,7 @@ import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Subscription;
@@ -444,8 +445,8 @@ final class RedisTransport implements Transport {
             throw new BrokerUnavailableException("interrupted while pinging Redis at " + config.redactedUri());
         } catch (ExecutionException | TimeoutException e) {
             throw new BrokerUnavailableException(
-                    "Redis at " + config.redactedUri() + " did not answer PING within " + timeout + ": "
-                            + rootMessage(e),
+                    "Redis at " + config.redactedUri() + " did not answer PING within " + DurationText.of(timeout)
+                            + ": " + rootMessage(e),
                     e);
         }
     }
@@ -489,8 +490,8 @@ final class RedisTransport implements Transport {
                     "Redis at " + config.redactedUri() + " failed to " + what + ": " + cause.getMessage(), cause);
         } catch (TimeoutException e) {
             throw new BrokerUnavailableException(
-                    "Redis at " + config.redactedUri() + " did not answer within " + config.responseTimeout() + " to "
-                            + what,
+                    "Redis at " + config.redactedUri() + " did not answer within "
+                            + DurationText.of(config.responseTimeout()) + " to " + what,
                     e);
         }
     }

@@ -266,8 +266,8 @@ class ShoveCliTest {
             assertThat(r.out().lines().map(l -> l.replaceAll(" +", " ")))
                     .containsExactly(
                             "main orders",
-                            "hold orders-hold-500ms (PT0.5S)",
-                            "hold orders-hold-1m (PT1M)",
+                            "hold orders-hold-500ms (500 ms)",
+                            "hold orders-hold-1m (1 min)",
                             "dlq orders-dlq");
             assertThat(connectedTo).isEmpty();
         }
@@ -280,9 +280,9 @@ class ShoveCliTest {
             assertThat(r.out().lines().map(l -> l.replaceAll(" +", " ")))
                     .containsExactly(
                             "shard events-seq-0",
-                            "hold events-seq-0-hold-5s (PT5S)",
+                            "hold events-seq-0-hold-5s (5 s)",
                             "shard events-seq-1",
-                            "hold events-seq-1-hold-5s (PT5S)",
+                            "hold events-seq-1-hold-5s (5 s)",
                             "dlq events-dead");
         }
 
