@@ -463,6 +463,10 @@ class ShoveCliTest {
             Result undeclared = run(args("dlq", "count"));
             assertThat(undeclared.status()).isEqualTo(ShoveCli.FAILURE);
             assertThat(undeclared.err()).contains("'payments-dlq' is not declared");
+            assertThat(undeclared.err())
+                    .as("the advice is a CLI command, not a Java call")
+                    .contains("shove topology declare --topic")
+                    .doesNotContain("broker.topology()");
             assertThat(run(args("topology", "declare", "--dlq")).status()).isEqualTo(ShoveCli.OK);
             assertThat(run(args("dlq", "count")).out()).isEqualTo("0\n");
             deadLetters();
