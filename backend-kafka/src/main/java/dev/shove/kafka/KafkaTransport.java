@@ -7,6 +7,7 @@ import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.ConnectionWatch;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
@@ -18,6 +19,9 @@ import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,6 +107,7 @@ final class KafkaTransport implements Transport {
         this.config = config;
         this.capabilities = capabilities(config.transactional());
         this.context = context;
+        requireReachable(config);
         Admin admin = null;
         KafkaProducer<byte[], byte[]> p = null;
         try {
@@ -116,7 +121,7 @@ final class KafkaTransport implements Transport {
         }
         try {
             this.topology = new KafkaTopology(admin, config);
-            topology.ping(config.apiTimeout());
+            topology.ping(min(config.connectTimeout(), config.apiTimeout()));
         } catch (RuntimeException e) {
             p.close(Duration.ZERO);
             admin.close(Duration.ZERO);
@@ -140,6 +145,42 @@ final class KafkaTransport implements Transport {
                     });
                 });
         log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
+    }
+
+    /**
+     * Fails at once, with one error, when no bootstrap server accepts a TCP connection within the connect timeout.
+     * Without this check the clients would retry for the whole API timeout, logging a WARN for every attempt, before
+     * the connection check gave up.
+     */
+    static void requireReachable(KafkaConfig config) {
+        Duration timeout = config.connectTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        for (String server : config.bootstrapServers().split(",")) {
+            String s = server.strip();
+            int colon = s.lastIndexOf(':');
+            String host = colon < 0 ? s : s.substring(0, colon).replaceAll("^\\[|]$", "");
+            int port;
+            try {
+                port = colon < 0 ? 9092 : Integer.parseInt(s.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                return; // not host:port; kafka-clients says what it makes of it
+            }
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, left));
+                return;
+            } catch (IOException | IllegalArgumentException e) {
+                last = e;
+            }
+        }
+        if (last != null) {
+            throw ConnectErrors.cannotConnect("Kafka", config.bootstrapServers(), timeout, last, "kafka");
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /**

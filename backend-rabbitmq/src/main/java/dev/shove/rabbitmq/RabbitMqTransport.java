@@ -26,6 +26,7 @@ import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.DurationText;
@@ -38,7 +39,6 @@ import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
@@ -251,12 +251,7 @@ final class RabbitMqTransport implements Transport {
             if (tls != null) {
                 throw tls;
             }
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            String detail = cause instanceof ConnectException ? "connection refused" : String.valueOf(cause);
-            throw new BrokerUnavailableException(
-                    "cannot connect to RabbitMQ at " + config.redactedUri() + " (" + detail
-                            + "); is it running? Locally: scripts/brokers.sh up rabbitmq",
-                    e);
+            throw ConnectErrors.cannotConnect("RabbitMQ", config.redactedUri(), config.connectTimeout(), e, "rabbitmq");
         }
     }
 

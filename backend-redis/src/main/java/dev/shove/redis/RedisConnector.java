@@ -2,6 +2,7 @@ package dev.shove.redis;
 
 import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
+import dev.shove.spi.ConnectErrors;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -96,8 +97,7 @@ final class RedisConnector implements AutoCloseable {
             if (refused != null) {
                 throw refused;
             }
-            throw new BrokerUnavailableException(
-                    "cannot connect to Redis at " + config.redactedUri() + ": " + e.getMessage(), e);
+            throw ConnectErrors.cannotConnect("Redis", config.redactedUri(), config.connectTimeout(), e, "redis");
         }
         this.client = standalone;
         this.clusterClient = cluster;

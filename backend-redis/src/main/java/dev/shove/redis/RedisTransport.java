@@ -9,6 +9,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
 import dev.shove.spi.DurationText;
@@ -101,8 +102,7 @@ final class RedisTransport implements Transport {
             if (refused != null) {
                 throw refused;
             }
-            throw new BrokerUnavailableException(
-                    "cannot talk to Redis at " + config.redactedUri() + ": " + rootMessage(e), e);
+            throw ConnectErrors.cannotConnect("Redis", config.redactedUri(), config.connectTimeout(), e, "redis");
         }
         this.keys = new RedisKeys(config.keyPrefix());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
