@@ -130,6 +130,7 @@ final class RabbitMqTransport implements Transport {
     private final AtomicLong consumerSeq = new AtomicLong();
     private final AtomicInteger threadSeq = new AtomicInteger();
     private volatile long managementBackOffUntil;
+    private final ManagementOutage managementOutage = new ManagementOutage();
     private volatile boolean closed;
 
     /** Test seam: runs after a settlement's copies are in and before its acknowledgement is written. */
@@ -576,6 +577,7 @@ final class RabbitMqTransport implements Transport {
                 for (String q : queues) {
                     inFlight += api.queueStats(q).inFlight();
                 }
+                managementOutage.answered(api.base().toString());
             } catch (IOException e) {
                 managementUnavailable(api, e);
             } catch (InterruptedException e) {
@@ -589,13 +591,7 @@ final class RabbitMqTransport implements Transport {
 
     private void managementUnavailable(ManagementApi api, Exception e) {
         managementBackOffUntil = System.nanoTime() + MANAGEMENT_RETRY_AFTER.toNanos();
-        log.warn(
-                "the RabbitMQ management API at {} cannot be read ({}); unacknowledged messages are not counted"
-                        + " for the next {}. Enable the rabbitmq_management plugin, or set"
-                        + " RabbitMqConfig.Builder.managementApi(...) or noManagementApi()",
-                api.base(),
-                e.toString(),
-                MANAGEMENT_RETRY_AFTER);
+        managementOutage.failed(api.base().toString(), e, MANAGEMENT_RETRY_AFTER);
     }
 
     /** The ready messages of {@code queues} and of {@code holds}, each summed, from passive declares. */
