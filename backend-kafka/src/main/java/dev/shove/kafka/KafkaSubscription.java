@@ -12,6 +12,7 @@ import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -96,6 +98,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final int backlogLimit;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Optional<KafkaClientMetrics> clientMeters;
     private final Thread pollThread;
     private final StallWatch stallWatch;
     /** Retries of other groups brought back to the main topic, which this group skips ({@link #addressedToUs}). */
@@ -156,6 +159,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }
         this.consumer = new KafkaConsumer<>(properties);
+        this.clientMeters = transport.bindConsumer(consumer);
         this.waker = new PollWaker(consumer);
         this.stallWatch = new StallWatch(
                 queue,
@@ -177,6 +181,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                         transport, consumer, groupId, queue, request.consumerId(), callbacks);
             } catch (RuntimeException e) {
                 consumer.close(CloseOptions.timeout(Duration.ZERO));
+                clientMeters.ifPresent(KafkaClientMetrics::close);
                 throw e;
             }
         }
@@ -603,6 +608,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             } catch (RuntimeException e) {
                 log.warn("closing Kafka consumer {} of topic '{}': {}", request.consumerId(), queue, e.toString());
             }
+            clientMeters.ifPresent(KafkaClientMetrics::close);
         } finally {
             joined.countDown();
             finished.countDown();

@@ -19,6 +19,7 @@ import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -29,15 +30,21 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClient;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -101,6 +108,10 @@ final class KafkaTransport implements Transport {
     private final AtomicInteger clientSeq = new AtomicInteger();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final ConnectionWatch connectionWatch;
+    /** Refreshes the clients' meters when the application gave a registry; null otherwise. */
+    private final @Nullable ScheduledExecutorService clientMetersScheduler;
+
+    private final List<KafkaClientMetrics> transportClientMeters = new ArrayList<>();
     private volatile boolean closed;
 
     KafkaTransport(KafkaConfig config, TransportContext context) {
@@ -132,6 +143,18 @@ final class KafkaTransport implements Transport {
                     "cannot connect to Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
         }
         this.producer = p;
+        this.clientMetersScheduler = context.observed()
+                ? Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                        .daemon()
+                        .name("shove-kafka-client-meters-" + context.clientName())
+                        .factory())
+                : null;
+        if (admin instanceof AdminClient adminClient) {
+            bind(() -> new KafkaClientMetrics(adminClient, List.of(), clientMetersScheduler))
+                    .ifPresent(transportClientMeters::add);
+        }
+        bind(() -> new KafkaClientMetrics(producer, List.of(), clientMetersScheduler))
+                .ifPresent(transportClientMeters::add);
         // kafka-clients reconnect on their own and announce nothing: health learns of an outage by asking
         this.connectionWatch =
                 ConnectionWatch.start("shove-kafka-connection-watch", context, CONNECTION_CHECK_INTERVAL, () -> {
@@ -774,6 +797,29 @@ final class KafkaTransport implements Transport {
             log.warn("closing the Kafka producer: {}", e.toString());
         }
         topology.close();
+        transportClientMeters.forEach(KafkaClientMetrics::close);
+        if (clientMetersScheduler != null) {
+            clientMetersScheduler.shutdownNow();
+        }
+    }
+
+    /**
+     * Micrometer's meters of a Kafka client ({@code kafka.consumer.*}, {@code kafka.producer.*}, {@code
+     * kafka.admin.client.*}, tagged with the client id), bound to the application's registry when it gave one; empty
+     * otherwise. Close the binder when the client closes.
+     */
+    Optional<KafkaClientMetrics> bind(Supplier<KafkaClientMetrics> binder) {
+        if (clientMetersScheduler == null) {
+            return Optional.empty();
+        }
+        KafkaClientMetrics metrics = binder.get();
+        metrics.bindTo(context.meterRegistry());
+        return Optional.of(metrics);
+    }
+
+    /** {@link #bind} for a consumer. */
+    Optional<KafkaClientMetrics> bindConsumer(KafkaConsumer<?, ?> consumer) {
+        return bind(() -> new KafkaClientMetrics(consumer, List.of(), clientMetersScheduler));
     }
 
     private void checkOpen() {

@@ -11,6 +11,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.TopologyRecoveryException;
 import com.rabbitmq.client.impl.ForgivingExceptionHandler;
+import com.rabbitmq.client.impl.MicrometerMetricsCollector;
 import com.rabbitmq.client.impl.recovery.AutorecoveringConnection;
 import com.rabbitmq.client.impl.recovery.RecordedBinding;
 import com.rabbitmq.client.impl.recovery.RecordedConsumer;
@@ -38,6 +39,7 @@ import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertPathBuilderException;
@@ -230,6 +232,12 @@ final class RabbitMqTransport implements Transport {
         factory.setTopologyRecoveryFilter(new OpenSubscriptionsOnly());
         factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
         factory.setExceptionHandler(new Handler());
+        if (context.observed()) {
+            // the client's own meters (rabbitmq.connections, rabbitmq.channels, rabbitmq.published,
+            // rabbitmq.consumed, rabbitmq.acknowledged, ...), in the application's registry
+            factory.setMetricsCollector(new MicrometerMetricsCollector(
+                    context.meterRegistry(), "rabbitmq", Tags.of("connection", connectionName)));
+        }
         if (config.isTls()) {
             SSLContext context;
             try {

@@ -80,7 +80,8 @@ final class RedisTransport implements Transport {
     RedisTransport(RedisConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
-        this.connector = new RedisConnector(config, context.clientName());
+        this.connector =
+                new RedisConnector(config, context.clientName(), context.observed() ? context.meterRegistry() : null);
         try {
             String version = connector.serverVersion(config.connectTimeout().plus(config.responseTimeout()));
             if (!atLeast(version, RedisConfig.MIN_VERSION)) {
