@@ -7,6 +7,7 @@ import dev.shove.kafka.PartitionSeeker.SeekRequest;
 import dev.shove.kafka.PollInbox.Note;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
@@ -325,7 +326,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         } catch (java.util.concurrent.TimeoutException e) {
             throw new ShoveException(
                     "consumer " + request.consumerId() + " of topic '" + queue + "' did not move within "
-                            + transport.config().apiTimeout(),
+                            + DurationText.of(transport.config().apiTimeout()),
                     e);
         }
     }
