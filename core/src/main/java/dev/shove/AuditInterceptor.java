@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -34,7 +35,7 @@ final class AuditInterceptor implements HandlerInterceptor {
     AuditInterceptor(AuditSink<?> sink, @Nullable Duration auditTimeout) {
         this.sink = (AuditSink<Object>) Objects.requireNonNull(sink, "sink");
         if (auditTimeout != null && (auditTimeout.isNegative() || auditTimeout.isZero())) {
-            throw new IllegalArgumentException("audit timeout must be positive, was " + auditTimeout);
+            throw new IllegalArgumentException("audit timeout must be positive, was " + DurationText.of(auditTimeout));
         }
         this.auditTimeout = auditTimeout;
     }
@@ -112,7 +113,7 @@ final class AuditInterceptor implements HandlerInterceptor {
             task.cancel(true);
             log.error(
                     "audit sink timed out after {} for a message of topic '{}'; keeping the handler's outcome",
-                    auditTimeout,
+                    DurationText.of(auditTimeout),
                     record.topic());
             return outcome;
         } catch (ExecutionException e) {

@@ -261,7 +261,8 @@ public final class Broker<B> implements AutoCloseable {
             String name = clientName != null
                     ? clientName
                     : "shove-" + ProcessHandle.current().pid();
-            TransportContext context = new TransportContext(registry, name, new WireHeaders(registry));
+            TransportContext context =
+                    new TransportContext(registry, name, new WireHeaders(registry), meterRegistry != null);
             Transport transport = config.open(context);
             try {
                 return new Broker<>(transport, context, Engines.FACTORY.start(transport, context));

@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -20,6 +22,30 @@ import java.util.TreeSet;
  * property, a variable) are added to its query, where they override one of the same name.
  */
 final class BrokerUris {
+    /**
+     * The variables of shove's own tools, which share the {@code SHOVE_} prefix: {@link #fromEnvironment} never reads
+     * them as settings, so a shell set up for the CLI, the test kit or the project's build still starts an application
+     * configured with {@code SHOVE_URI}. docs/concepts/configuration.md lists them, with what reads each.
+     */
+    static final Set<String> TOOL_VARIABLES = Set.of(
+            "SHOVE_BROKER_URI", // the CLI
+            "SHOVE_TEST_BROKER_URI", // the test kit
+            "SHOVE_IT_REQUIRED", // the project's integration tests
+            "SHOVE_KAFKA_BOOTSTRAP",
+            "SHOVE_RABBITMQ_URI",
+            "SHOVE_RABBITMQ_MANAGEMENT",
+            "SHOVE_RABBITMQ_SCRIPTS",
+            "SHOVE_NATS_URL",
+            "SHOVE_REDIS_URI",
+            "SHOVE_REDIS_CLUSTER",
+            "SHOVE_SQS_ENDPOINT",
+            "SHOVE_BROKERS", // the project's scripts
+            "SHOVE_BROKERS_DIR",
+            "SHOVE_KAFKA_RESET",
+            "SHOVE_TEST_THREADS",
+            "SHOVE_BENCH_JAVA_OPTS",
+            "SHOVE_BENCH_STEP_TIMEOUT");
+
     private BrokerUris() {}
 
     static BrokerConfig<?> fromUri(String text) {
@@ -33,8 +59,68 @@ final class BrokerUris {
             }
             known.addAll(provider.schemes());
         }
-        throw new IllegalArgumentException("no shove backend on the class path reads '" + scheme + ":' URIs (found: "
-                + new TreeSet<>(known) + "); add the backend's module, e.g. shove-backend-" + scheme);
+        throw new IllegalArgumentException(unknownScheme(scheme, new TreeSet<>(known)));
+    }
+
+    /** The schemes of shove's own backends, and the module that reads each. */
+    private static final Map<String, String> MODULES = Map.of(
+            "memory", "shove-backend-memory",
+            "kafka", "shove-backend-kafka",
+            "amqp", "shove-backend-rabbitmq",
+            "amqps", "shove-backend-rabbitmq",
+            "nats", "shove-backend-nats",
+            "redis", "shove-backend-redis",
+            "rediss", "shove-backend-redis",
+            "sqs", "shove-backend-sqs");
+
+    /**
+     * What to say about a scheme no backend on the class path reads: the module to add when it is one of shove's
+     * backends, else the nearest known scheme (a typo such as {@code amqq:}), else the schemes there are.
+     */
+    static String unknownScheme(String scheme, Set<String> found) {
+        String start = "no shove backend on the class path reads '" + scheme + ":' URIs (found: " + found + ")";
+        String module = MODULES.get(scheme);
+        if (module != null) {
+            return start + "; add the module " + module + " (dev.shove:" + module + ")";
+        }
+        Set<String> candidates = new TreeSet<>(found);
+        candidates.addAll(MODULES.keySet());
+        String nearest = null;
+        int best = Integer.MAX_VALUE;
+        for (String candidate : candidates) {
+            int d = distance(scheme, candidate);
+            if (d < best) {
+                best = d;
+                nearest = candidate;
+            }
+        }
+        if (nearest != null && best <= (scheme.length() <= 3 ? 1 : 2)) {
+            String needs = found.contains(nearest) || !MODULES.containsKey(nearest)
+                    ? ""
+                    : " (read by " + MODULES.get(nearest) + ", which is not on the class path)";
+            return start + "; did you mean " + nearest + ":?" + needs;
+        }
+        return start + "; shove's backends read " + new TreeSet<>(MODULES.keySet()) + ", each from its own module";
+    }
+
+    /** The Levenshtein distance of two short strings. */
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] t = previous;
+            previous = current;
+            current = t;
+        }
+        return previous[b.length()];
     }
 
     static BrokerConfig<?> fromSettings(String source, String uriKey, Map<String, String> settings) {
@@ -59,12 +145,33 @@ final class BrokerUris {
 
     static BrokerConfig<?> fromEnvironment(Map<String, String> environment, String prefix) {
         Map<String, String> settings = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : environment.entrySet()) {
-            if (e.getKey().startsWith(prefix) && e.getKey().length() > prefix.length()) {
-                settings.put(settingName(e.getKey().substring(prefix.length())), e.getValue());
+        Map<String, String> variables = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : new TreeMap<>(environment).entrySet()) {
+            String name = e.getKey();
+            if (name.startsWith(prefix) && name.length() > prefix.length() && !TOOL_VARIABLES.contains(name)) {
+                String setting = settingName(name.substring(prefix.length()));
+                settings.put(setting, e.getValue());
+                variables.put(setting, name);
             }
         }
-        return fromSettings("environment variables " + prefix + "*", "uri", settings);
+        String source = "environment variables " + prefix + "*";
+        try {
+            return fromSettings(source, "uri", settings);
+        } catch (IllegalArgumentException e) {
+            variables.remove("uri");
+            if (variables.isEmpty()) {
+                throw e;
+            }
+            StringBuilder read = new StringBuilder();
+            variables.forEach((setting, name) -> read.append(read.isEmpty() ? "" : ", ")
+                    .append(name)
+                    .append(" as ")
+                    .append(setting));
+            throw new IllegalArgumentException(
+                    e.getMessage() + " (" + source + " read: " + read
+                            + "; the variables of shove's own tools, such as SHOVE_BROKER_URI, are not read)",
+                    e);
+        }
     }
 
     /**
@@ -135,9 +242,41 @@ final class BrokerUris {
             }
             return uri;
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(
-                    "broker URI '" + redact(text) + "' is not a valid URI: " + e.getReason(), null);
+            throw new IllegalArgumentException(invalid(text, t, e), null);
         }
+    }
+
+    /**
+     * What is wrong with a URI that does not parse: the setting whose value holds the illegal character (a space,
+     * most often), or the part of the URI it is in, and how to write it.
+     */
+    private static String invalid(String original, String parsed, URISyntaxException e) {
+        int query = original.indexOf('?');
+        String shown = query < 0 ? original : original.substring(0, query) + "?...";
+        String start = "broker URI '" + redact(shown) + "' is not a valid URI"; // the query may hold secrets
+        int at = e.getIndex();
+        if (at < 0 || at >= parsed.length()) {
+            return start + ": " + e.getReason();
+        }
+        char c = parsed.charAt(at);
+        String character = c == ' ' ? "a space" : "'" + c + "'";
+        int q = parsed.indexOf('?');
+        if (q >= 0 && at > q) {
+            int pairStart = parsed.lastIndexOf('&', at) + 1;
+            pairStart = Math.max(pairStart, q + 1);
+            int eq = parsed.indexOf('=', pairStart);
+            String name = eq < 0 || eq > at ? parsed.substring(pairStart, at) : parsed.substring(pairStart, eq);
+            boolean inName = eq < 0 || eq > at;
+            return start + ": " + (inName ? "the setting name '" + name + "'" : "the value of setting '" + name + "'")
+                    + " holds " + character + "; percent-encode it (" + percent(c)
+                    + "), or give the setting apart from the URI (a property or environment variable)";
+        }
+        return start + ": " + character + " at index " + at + " (" + e.getReason() + "); percent-encode it ("
+                + percent(c) + ")";
+    }
+
+    private static String percent(char c) {
+        return c == ' ' ? "%20" : URLEncoder.encode(String.valueOf(c), StandardCharsets.UTF_8);
     }
 
     /** The URI with any password in its user-info masked, for messages. */

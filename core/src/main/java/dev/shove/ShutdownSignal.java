@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.DurationText;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -75,7 +76,7 @@ public final class ShutdownSignal extends CompletableFuture<Void> {
                     }
                     try {
                         if (!signal.drained.await(maxWait.toMillis(), TimeUnit.MILLISECONDS)) {
-                            log.warn("drain did not finish within {}; the JVM exits now", maxWait);
+                            log.warn("drain did not finish within {}; the JVM exits now", DurationText.of(maxWait));
                         }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();

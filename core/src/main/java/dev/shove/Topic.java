@@ -1,5 +1,6 @@
 package dev.shove;
 
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -205,22 +206,22 @@ public final class Topic<M> {
             if (delay.isNegative() || delay.isZero() || delay.compareTo(Outcome.MAX_DELAY) > 0) {
                 throw new IllegalArgumentException(
                         "topic '%s': hold queue delay must be positive and at most %s, was %s"
-                                .formatted(name, Naming.compact(Outcome.MAX_DELAY), delay));
+                                .formatted(name, DurationText.of(Outcome.MAX_DELAY), DurationText.of(delay)));
             }
             if (delay.toNanos() % 1_000_000 != 0) {
-                throw new IllegalArgumentException(
-                        "topic '%s': hold queue delay must be whole milliseconds, was %s".formatted(name, delay));
+                throw new IllegalArgumentException("topic '%s': hold queue delay must be whole milliseconds, was %s"
+                        .formatted(name, DurationText.of(delay)));
             }
             if (!delays.isEmpty()) {
                 Duration last = delays.getLast();
                 if (delay.compareTo(last) == 0) {
                     throw new IllegalArgumentException(
-                            "topic '%s': hold queue %s is declared twice".formatted(name, Naming.compact(delay)));
+                            "topic '%s': hold queue %s is declared twice".formatted(name, DurationText.of(delay)));
                 }
                 if (delay.compareTo(last) < 0) {
                     throw new IllegalArgumentException(
                             "topic '%s': hold queues must be declared shortest first, but %s follows %s"
-                                    .formatted(name, Naming.compact(delay), Naming.compact(last)));
+                                    .formatted(name, DurationText.of(delay), DurationText.of(last)));
                 }
             }
             delays.add(delay);

@@ -82,6 +82,34 @@ class BrokerUrisTest {
     }
 
     @Test
+    @DisplayName("a mistyped scheme suggests the nearest known one instead of a module named after the typo")
+    void mistypedScheme() {
+        assertThatThrownBy(() -> BrokerConfig.fromUri("amqq://guest:guest@localhost"))
+                .hasMessageContaining("'amqq:'")
+                .hasMessageContaining("did you mean amqp:?")
+                .hasMessageContaining("shove-backend-rabbitmq")
+                .message()
+                .doesNotContain("shove-backend-amqq")
+                .doesNotContain("guest:guest");
+        assertThatThrownBy(() -> BrokerConfig.fromUri("tset://h")).hasMessageContaining("did you mean test:?");
+        assertThatThrownBy(() -> BrokerConfig.fromUri("zookeeper://h"))
+                .hasMessageContaining("shove's backends read [")
+                .message()
+                .doesNotContain("did you mean");
+    }
+
+    @Test
+    @DisplayName("a space in a URI's setting names the setting and how to write it")
+    void illegalCharacterNamesTheSetting() {
+        assertThatThrownBy(() -> BrokerConfig.fromUri("test://h?size=3&secret=two words"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the value of setting 'secret' holds a space")
+                .hasMessageContaining("%20")
+                .message()
+                .doesNotContain("two words");
+    }
+
+    @Test
     @DisplayName("an unknown setting names it and the accepted ones")
     void unknownSetting() {
         assertThatThrownBy(() -> BrokerConfig.fromUri("test://h?sise=3"))
@@ -124,6 +152,28 @@ class BrokerUrisTest {
                         Map.of("SHOVE_URI", "test://h", "SHOVE_SIZE", "4", "SHOVE_WAIT", "2m", "PATH", "/bin"),
                         "SHOVE_"))
                 .isEqualTo(new TestConfig("h", 4, Duration.ofMinutes(2), ""));
+    }
+
+    @Test
+    @DisplayName(
+            "environment variables of shove's own tools (the CLI's, the test kit's, the build's) are not read as settings")
+    void environmentIgnoresToolVariables() {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("SHOVE_URI", "test://h", "SHOVE_SIZE", "4"));
+        BrokerUris.TOOL_VARIABLES.forEach(name -> env.put(name, "memory:"));
+        assertThat(env).containsKeys("SHOVE_BROKER_URI", "SHOVE_TEST_BROKER_URI", "SHOVE_IT_REQUIRED");
+        assertThat(BrokerUris.fromEnvironment(env, "SHOVE_")).isEqualTo(new TestConfig("h", 4, Duration.ZERO, ""));
+    }
+
+    @Test
+    @DisplayName("an unknown setting from the environment names the variable it came from")
+    void environmentNamesTheVariable() {
+        assertThatThrownBy(() -> BrokerUris.fromEnvironment(
+                        Map.of("SHOVE_URI", "test://h", "SHOVE_SIZ", "4", "SHOVE_BROKER_URI", "memory:"), "SHOVE_"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[siz]")
+                .hasMessageContaining("SHOVE_SIZ as siz")
+                .message()
+                .doesNotContain("SHOVE_BROKER_URI as");
     }
 
     @Test

@@ -193,7 +193,7 @@ class TopicTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("topic 'orders'")
                     .hasMessageContaining("shortest first")
-                    .hasMessageContaining("5s follows 30s");
+                    .hasMessageContaining("5 s follows 30 s");
         }
 
         @Test
@@ -201,10 +201,10 @@ class TopicTest {
         void duplicate() {
             assertThatThrownBy(() -> orders().holdQueue(Duration.ofSeconds(5)).holdQueue(Duration.ofSeconds(5)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("hold queue 5s is declared twice");
+                    .hasMessageContaining("hold queue 5 s is declared twice");
             assertThatThrownBy(() -> orders().holdQueue(Duration.ofMinutes(1)).holdQueue(Duration.ofSeconds(60)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("hold queue 1m is declared twice");
+                    .hasMessageContaining("hold queue 1 min is declared twice");
         }
 
         @Test

@@ -6,6 +6,7 @@ import dev.shove.ShoveException;
 import dev.shove.kafka.KafkaTopology.GroupPosition;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.Delivery;
+import dev.shove.spi.DurationText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -174,7 +175,7 @@ final class DeadLetterScan implements DeadLetterStore.Scan {
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new BrokerUnavailableException("reading partition " + tp.partition() + " of '" + queue
-                        + "' at offset " + from + " returned nothing within " + apiTimeout
+                        + "' at offset " + from + " returned nothing within " + DurationText.of(apiTimeout)
                         + "; check that the broker is up and the partition has a leader");
             }
         }

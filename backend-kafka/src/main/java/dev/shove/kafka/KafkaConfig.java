@@ -70,6 +70,11 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
     /** How long admin operations (declare, stats) and the connection check may take. */
     public static final Duration DEFAULT_API_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long connecting may take: reaching a bootstrap server and its first answer. An unreachable address fails
+     * after this, not after the API timeout.
+     */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     private final String bootstrapServers;
     private final int partitions;
@@ -88,6 +93,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
     private final Duration sessionTimeout;
     private final Duration deliveryTimeout;
     private final Duration apiTimeout;
+    private final Duration connectTimeout;
     private final boolean transactional;
 
     private KafkaConfig(Builder b) {
@@ -108,6 +114,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         this.sessionTimeout = orDefault(b.sessionTimeout, DEFAULT_SESSION_TIMEOUT);
         this.deliveryTimeout = orDefault(b.deliveryTimeout, DEFAULT_DELIVERY_TIMEOUT);
         this.apiTimeout = orDefault(b.apiTimeout, DEFAULT_API_TIMEOUT);
+        this.connectTimeout = orDefault(b.connectTimeout, DEFAULT_CONNECT_TIMEOUT);
         this.transactional = b.transactional;
     }
 
@@ -214,6 +221,11 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         return apiTimeout;
     }
 
+    /** {@return how long connecting may take: a bootstrap server's TCP connection and its first answer} */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
     /** {@return the raw client properties given with {@link Builder#clientProperty}} */
     public Map<String, String> clientProperties() {
         return clientProperties;
@@ -257,6 +269,9 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
                 ? "SASL_SSL"
                 : ssl != null ? "SSL" : sasl != null ? "SASL_PLAINTEXT" : "PLAINTEXT";
         p.put("security.protocol", protocol);
+        int connectMs = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
+        p.put("socket.connection.setup.timeout.ms", connectMs);
+        p.put("socket.connection.setup.timeout.max.ms", connectMs);
         if (ssl != null) {
             p.putAll(ssl.properties());
         }
@@ -350,6 +365,7 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         private @Nullable Duration sessionTimeout;
         private @Nullable Duration deliveryTimeout;
         private @Nullable Duration apiTimeout;
+        private @Nullable Duration connectTimeout;
         private boolean transactional;
 
         private Builder(String bootstrapServers) {
@@ -605,6 +621,20 @@ public final class KafkaConfig implements BrokerConfig<Kafka> {
         public Builder apiTimeout(Duration timeout) {
             once(this.apiTimeout, "apiTimeout");
             this.apiTimeout = positive(timeout, "apiTimeout");
+            return this;
+        }
+
+        /**
+         * How long connecting may take: a TCP connection to one of the bootstrap servers, then its first answer.
+         * {@code Broker.connect} fails after it when no bootstrap server answers, with one error and without the
+         * client's retries (and their log lines) running on.
+         *
+         * @param timeout positive; default 10 s
+         * @return this builder
+         */
+        public Builder connectTimeout(Duration timeout) {
+            once(this.connectTimeout, "connectTimeout");
+            this.connectTimeout = positive(timeout, "connectTimeout");
             return this;
         }
 

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Reads {@code kafka://host:port[,host:port...]?settings} URIs into a {@link KafkaConfig}; found by {@link
  * dev.shove.BrokerConfig#fromUri} through {@link java.util.ServiceLoader}. The settings are the builder's, by name
  * ({@code partitions}, {@code replicationFactor}, {@code commitInterval}, {@code commitBatch}, {@code
- * revocationTimeout}, {@code stallThreshold}, {@code sessionTimeout}, {@code deliveryTimeout}, {@code apiTimeout},
+ * revocationTimeout}, {@code stallThreshold}, {@code sessionTimeout}, {@code deliveryTimeout}, {@code apiTimeout}, {@code connectTimeout},
  * {@code messageKeyHeader}), {@code transactional=true}, plus {@code ssl=true} (the JVM's trust store) or {@code ssl.truststore} with {@code
  * ssl.truststorePassword}, {@code sasl.mechanism} ({@code PLAIN}, {@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}) with
  * {@code sasl.username} and {@code sasl.password}, {@code client.<kafka-clients property>} for any other client
@@ -52,6 +52,7 @@ public final class KafkaConfigProvider implements BrokerConfigProvider {
         set(p.duration("sessionTimeout"), b::sessionTimeout);
         set(p.duration("deliveryTimeout"), b::deliveryTimeout);
         set(p.duration("apiTimeout"), b::apiTimeout);
+        set(p.duration("connectTimeout"), b::connectTimeout);
         set(p.string("messageKeyHeader"), b::messageKeyHeader);
         if (Boolean.TRUE.equals(p.bool("transactional"))) {
             b.transactional();

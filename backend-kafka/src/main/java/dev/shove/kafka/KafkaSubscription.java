@@ -7,11 +7,13 @@ import dev.shove.kafka.PartitionSeeker.SeekRequest;
 import dev.shove.kafka.PollInbox.Note;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -96,6 +99,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
     private final int backlogLimit;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Optional<KafkaClientMetrics> clientMeters;
     private final Thread pollThread;
     private final StallWatch stallWatch;
     /** Retries of other groups brought back to the main topic, which this group skips ({@link #addressedToUs}). */
@@ -156,6 +160,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             properties.remove("group.id"); // a broadcast subscriber reads alone and commits nothing
         }
         this.consumer = new KafkaConsumer<>(properties);
+        this.clientMeters = transport.bindConsumer(consumer);
         this.waker = new PollWaker(consumer);
         this.stallWatch = new StallWatch(
                 queue,
@@ -177,6 +182,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
                         transport, consumer, groupId, queue, request.consumerId(), callbacks);
             } catch (RuntimeException e) {
                 consumer.close(CloseOptions.timeout(Duration.ZERO));
+                clientMeters.ifPresent(KafkaClientMetrics::close);
                 throw e;
             }
         }
@@ -320,7 +326,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
         } catch (java.util.concurrent.TimeoutException e) {
             throw new ShoveException(
                     "consumer " + request.consumerId() + " of topic '" + queue + "' did not move within "
-                            + transport.config().apiTimeout(),
+                            + DurationText.of(transport.config().apiTimeout()),
                     e);
         }
     }
@@ -603,6 +609,7 @@ final class KafkaSubscription implements Subscription, ConsumerRebalanceListener
             } catch (RuntimeException e) {
                 log.warn("closing Kafka consumer {} of topic '{}': {}", request.consumerId(), queue, e.toString());
             }
+            clientMeters.ifPresent(KafkaClientMetrics::close);
         } finally {
             joined.countDown();
             finished.countDown();

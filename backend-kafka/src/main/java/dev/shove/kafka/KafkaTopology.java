@@ -5,6 +5,7 @@ import dev.shove.HoldTier;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -259,7 +260,7 @@ final class KafkaTopology implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new TopologyException(
                         "Kafka topics %s of topic '%s' have no leader answering for every partition after %s"
-                                .formatted(notReady, topic.name(), config.apiTimeout()));
+                                .formatted(notReady, topic.name(), DurationText.of(config.apiTimeout())));
             }
             Thread.sleep(100);
         }
@@ -463,7 +464,7 @@ final class KafkaTopology implements AutoCloseable {
                 throw refused;
             }
             throw new BrokerUnavailableException(
-                    "Kafka at " + config.bootstrapServers() + " did not answer within " + timeout
+                    "Kafka at " + config.bootstrapServers() + " did not answer within " + DurationText.of(timeout)
                             + "; check the bootstrap servers and that the broker runs",
                     e);
         }

@@ -7,9 +7,11 @@ import dev.shove.ShoveException;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.ConnectionWatch;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
@@ -17,6 +19,10 @@ import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,15 +30,21 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClient;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -96,12 +108,17 @@ final class KafkaTransport implements Transport {
     private final AtomicInteger clientSeq = new AtomicInteger();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final ConnectionWatch connectionWatch;
+    /** Refreshes the clients' meters when the application gave a registry; null otherwise. */
+    private final @Nullable ScheduledExecutorService clientMetersScheduler;
+
+    private final List<KafkaClientMetrics> transportClientMeters = new ArrayList<>();
     private volatile boolean closed;
 
     KafkaTransport(KafkaConfig config, TransportContext context) {
         this.config = config;
         this.capabilities = capabilities(config.transactional());
         this.context = context;
+        requireReachable(config);
         Admin admin = null;
         KafkaProducer<byte[], byte[]> p = null;
         try {
@@ -115,7 +132,7 @@ final class KafkaTransport implements Transport {
         }
         try {
             this.topology = new KafkaTopology(admin, config);
-            topology.ping(config.apiTimeout());
+            topology.ping(min(config.connectTimeout(), config.apiTimeout()));
         } catch (RuntimeException e) {
             p.close(Duration.ZERO);
             admin.close(Duration.ZERO);
@@ -126,6 +143,18 @@ final class KafkaTransport implements Transport {
                     "cannot connect to Kafka at " + config.bootstrapServers() + ": " + e.getMessage(), e);
         }
         this.producer = p;
+        this.clientMetersScheduler = context.observed()
+                ? Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                        .daemon()
+                        .name("shove-kafka-client-meters-" + context.clientName())
+                        .factory())
+                : null;
+        if (admin instanceof AdminClient adminClient) {
+            bind(() -> new KafkaClientMetrics(adminClient, List.of(), clientMetersScheduler))
+                    .ifPresent(transportClientMeters::add);
+        }
+        bind(() -> new KafkaClientMetrics(producer, List.of(), clientMetersScheduler))
+                .ifPresent(transportClientMeters::add);
         // kafka-clients reconnect on their own and announce nothing: health learns of an outage by asking
         this.connectionWatch =
                 ConnectionWatch.start("shove-kafka-connection-watch", context, CONNECTION_CHECK_INTERVAL, () -> {
@@ -139,6 +168,42 @@ final class KafkaTransport implements Transport {
                     });
                 });
         log.info("connected to Kafka at {} as {}", config.bootstrapServers(), context.clientName());
+    }
+
+    /**
+     * Fails at once, with one error, when no bootstrap server accepts a TCP connection within the connect timeout.
+     * Without this check the clients would retry for the whole API timeout, logging a WARN for every attempt, before
+     * the connection check gave up.
+     */
+    static void requireReachable(KafkaConfig config) {
+        Duration timeout = config.connectTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        for (String server : config.bootstrapServers().split(",")) {
+            String s = server.strip();
+            int colon = s.lastIndexOf(':');
+            String host = colon < 0 ? s : s.substring(0, colon).replaceAll("^\\[|]$", "");
+            int port;
+            try {
+                port = colon < 0 ? 9092 : Integer.parseInt(s.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                return; // not host:port; kafka-clients says what it makes of it
+            }
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, left));
+                return;
+            } catch (IOException | IllegalArgumentException e) {
+                last = e;
+            }
+        }
+        if (last != null) {
+            throw ConnectErrors.cannotConnect("Kafka", config.bootstrapServers(), timeout, last, "kafka");
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /**
@@ -457,7 +522,7 @@ final class KafkaTransport implements Transport {
                     request.consumerId(),
                     request.queue(),
                     groupId,
-                    joinTimeout);
+                    DurationText.of(joinTimeout));
         }
         return subscription;
     }
@@ -732,6 +797,29 @@ final class KafkaTransport implements Transport {
             log.warn("closing the Kafka producer: {}", e.toString());
         }
         topology.close();
+        transportClientMeters.forEach(KafkaClientMetrics::close);
+        if (clientMetersScheduler != null) {
+            clientMetersScheduler.shutdownNow();
+        }
+    }
+
+    /**
+     * Micrometer's meters of a Kafka client ({@code kafka.consumer.*}, {@code kafka.producer.*}, {@code
+     * kafka.admin.client.*}, tagged with the client id), bound to the application's registry when it gave one; empty
+     * otherwise. Close the binder when the client closes.
+     */
+    Optional<KafkaClientMetrics> bind(Supplier<KafkaClientMetrics> binder) {
+        if (clientMetersScheduler == null) {
+            return Optional.empty();
+        }
+        KafkaClientMetrics metrics = binder.get();
+        metrics.bindTo(context.meterRegistry());
+        return Optional.of(metrics);
+    }
+
+    /** {@link #bind} for a consumer. */
+    Optional<KafkaClientMetrics> bindConsumer(KafkaConsumer<?, ?> consumer) {
+        return bind(() -> new KafkaClientMetrics(consumer, List.of(), clientMetersScheduler));
     }
 
     private void checkOpen() {

@@ -2,6 +2,7 @@ package dev.shove.kafka;
 
 import dev.shove.Position;
 import dev.shove.spi.Delivery;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.SubscriptionRequest;
 import java.util.ArrayList;
@@ -223,7 +224,7 @@ final class PartitionHandover {
                         numbers,
                         queue,
                         left,
-                        config.revocationTimeout());
+                        DurationText.of(config.revocationTimeout()));
             }
             committer.commitNow(states);
         }

@@ -5,6 +5,7 @@ import dev.shove.CodecException;
 import dev.shove.PublishException;
 import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,7 +77,7 @@ public final class InMemoryProbe {
                 quietPolls = 0;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("the in-memory broker is not idle after " + timeout + " ("
+                throw new AssertionError("the in-memory broker is not idle after " + DurationText.of(timeout) + " ("
                         + broker.pendingTimers() + " held message(s) waiting)");
             }
             LockSupport.parkNanos(2_000_000);

@@ -2,6 +2,7 @@ package dev.shove.nats;
 
 import dev.shove.BrokerConfig;
 import dev.shove.spi.Bounds;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.net.URI;
@@ -615,8 +616,8 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         public Builder ackWait(Duration ackWait) {
             Bounds.positive("NATS ackWait", ackWait);
             if (ackWait.compareTo(MIN_ACK_WAIT) < 0) {
-                throw new IllegalArgumentException(
-                        "NATS ackWait must be at least " + MIN_ACK_WAIT + " and at most 1 day, was " + ackWait);
+                throw new IllegalArgumentException("NATS ackWait must be at least " + DurationText.of(MIN_ACK_WAIT)
+                        + " and at most 1 day, was " + DurationText.of(ackWait));
             }
             values.ackWait = ackWait;
             return this;
@@ -730,7 +731,8 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             Bounds.positive("NATS shardLease", lease);
             if (lease.compareTo(MIN_SHARD_LEASE) < 0 || lease.toNanos() % 1_000_000 != 0) {
                 throw new IllegalArgumentException(
-                        "NATS shardLease must be whole milliseconds, at least 1 s and at most 1 day, was " + lease);
+                        "NATS shardLease must be whole milliseconds, at least 1 s and at most 1 day, was "
+                                + DurationText.of(lease));
             }
             values.shardLease = lease;
             return this;

@@ -7,6 +7,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.Subscription;
@@ -1293,7 +1294,7 @@ final class NatsSubscription implements Subscription, ShardLeases.Listener {
                         request.consumerId(),
                         what,
                         queued.size() + writing + copiesInFlight,
-                        CLOSE_TIMEOUT);
+                        DurationText.of(CLOSE_TIMEOUT));
             }
             closed = true;
             settleChanged.signalAll();

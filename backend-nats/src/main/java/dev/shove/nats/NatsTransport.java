@@ -9,8 +9,10 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Subscription;
@@ -111,12 +113,17 @@ final class NatsTransport implements Transport {
     private volatile @Nullable KeyValue leases;
     private volatile @Nullable KeyValue waits;
     private volatile boolean closed;
+    /** Whether the first connection was made: before it, a disconnect is part of a failing connect, not an outage. */
+    private volatile boolean established;
+    /** What the client reported while the first connection was tried, for the error when it fails. */
+    private volatile @Nullable Exception connectFailure;
 
     NatsTransport(NatsConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
         this.connectionName = config.connectionName().orElse(context.clientName());
         this.connection = connect();
+        this.established = true;
         try {
             JetStreamOptions jso = JetStreamOptions.builder()
                     .requestTimeout(config.apiTimeout())
@@ -183,10 +190,17 @@ final class NatsTransport implements Transport {
                                 + config.authentication() + ": " + detail + "; check the credentials in NatsConfig",
                         e);
             }
-            throw new BrokerUnavailableException(
-                    "cannot connect to NATS at " + String.join(",", config.servers()) + " (" + detail
-                            + "); is it running? Locally: scripts/brokers.sh up nats",
-                    e);
+            Exception reported = connectFailure;
+            BrokerUnavailableException failure = ConnectErrors.cannotConnect(
+                    "NATS",
+                    String.join(",", config.servers()),
+                    config.connectTimeout(),
+                    reported != null ? reported : e,
+                    "nats");
+            if (reported != null) {
+                failure.addSuppressed(e);
+            }
+            throw failure;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while connecting to NATS", e);
@@ -196,12 +210,12 @@ final class NatsTransport implements Transport {
     private void connectionEvent(Connection conn, ConnectionListener.Events event) {
         switch (event) {
             case DISCONNECTED -> {
-                if (!closed) {
+                if (!closed && established) {
                     context.backendError(name(), "connection");
                     log.warn(
                             "connection '{}' to NATS was lost; reconnecting every {}",
                             connectionName,
-                            config.reconnectWait());
+                            DurationText.of(config.reconnectWait()));
                 }
             }
             case RECONNECTED ->
@@ -458,7 +472,7 @@ final class NatsTransport implements Transport {
         try {
             connection.flush(timeout);
         } catch (TimeoutException e) {
-            throw new BrokerUnavailableException("NATS did not answer a ping within " + timeout, e);
+            throw new BrokerUnavailableException("NATS did not answer a ping within " + DurationText.of(timeout), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BrokerUnavailableException("interrupted while pinging NATS", e);
@@ -660,6 +674,9 @@ final class NatsTransport implements Transport {
 
         @Override
         public void exceptionOccurred(Connection conn, Exception exp) {
+            if (!established) {
+                connectFailure = exp;
+            }
             log.debug("NATS client exception on connection '{}': {}", connectionName, exp.toString());
         }
 

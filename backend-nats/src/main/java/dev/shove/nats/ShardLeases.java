@@ -1,5 +1,6 @@
 package dev.shove.nats;
 
+import dev.shove.spi.DurationText;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
@@ -188,7 +189,7 @@ final class ShardLeases implements AutoCloseable {
                     "{}: the lease of shard {} was lost (not renewed within {}); it stops reading it",
                     what,
                     shard,
-                    lease);
+                    DurationText.of(lease));
             listener.lost(shard);
             return false;
         } catch (IOException e) {

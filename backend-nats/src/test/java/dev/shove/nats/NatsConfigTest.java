@@ -82,8 +82,8 @@ class NatsConfigTest {
         assertThatThrownBy(() -> NatsConfig.builder("nats://h").ackWait(Duration.ofMillis(10)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ackWait")
-                .hasMessageContaining("PT0.3S")
-                .hasMessageContaining("PT0.01S");
+                .hasMessageContaining("300 ms")
+                .hasMessageContaining("10 ms");
         assertThatThrownBy(() -> NatsConfig.builder("nats://h").apiTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("apiTimeout")

@@ -11,7 +11,9 @@ import com.rabbitmq.client.ShutdownSignalException;
 import dev.shove.PublishException;
 import dev.shove.ShoveHeaders;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -290,7 +292,7 @@ final class ConfirmPublisher implements AutoCloseable {
             case ConfirmTimeout t ->
                 new PublishException(
                         "RabbitMQ did not confirm " + what + " for " + route + " within "
-                                + TimeUnit.NANOSECONDS.toMillis(confirmTimeoutNanos) + " ms (is the broker blocked by"
+                                + DurationText.of(Duration.ofNanos(confirmTimeoutNanos)) + " (is the broker blocked by"
                                 + " a memory or disk alarm?); it may or may not have been stored",
                         null,
                         true);

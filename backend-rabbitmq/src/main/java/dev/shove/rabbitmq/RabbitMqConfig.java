@@ -2,6 +2,7 @@ package dev.shove.rabbitmq;
 
 import dev.shove.BrokerConfig;
 import dev.shove.spi.Bounds;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.TlsStores;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
@@ -631,7 +632,7 @@ public final class RabbitMqConfig implements BrokerConfig<RabbitMq> {
         public Builder connectTimeout(Duration timeout) {
             requirePositive(timeout, "connectTimeout");
             if (timeout.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("RabbitMQ connectTimeout is too long: " + timeout);
+                throw new IllegalArgumentException("RabbitMQ connectTimeout is too long: " + DurationText.of(timeout));
             }
             values.connectTimeout = timeout;
             return this;

@@ -11,6 +11,7 @@ import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.rabbitmq.client.TopologyRecoveryException;
 import com.rabbitmq.client.impl.ForgivingExceptionHandler;
+import com.rabbitmq.client.impl.MicrometerMetricsCollector;
 import com.rabbitmq.client.impl.recovery.AutorecoveringConnection;
 import com.rabbitmq.client.impl.recovery.RecordedBinding;
 import com.rabbitmq.client.impl.recovery.RecordedConsumer;
@@ -26,8 +27,10 @@ import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Settlement;
@@ -36,8 +39,8 @@ import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
@@ -129,6 +132,7 @@ final class RabbitMqTransport implements Transport {
     private final AtomicLong consumerSeq = new AtomicLong();
     private final AtomicInteger threadSeq = new AtomicInteger();
     private volatile long managementBackOffUntil;
+    private final ManagementOutage managementOutage = new ManagementOutage();
     private volatile boolean closed;
 
     /** Test seam: runs after a settlement's copies are in and before its acknowledgement is written. */
@@ -228,6 +232,12 @@ final class RabbitMqTransport implements Transport {
         factory.setTopologyRecoveryFilter(new OpenSubscriptionsOnly());
         factory.setNetworkRecoveryInterval(config.recoveryInterval().toMillis());
         factory.setExceptionHandler(new Handler());
+        if (context.observed()) {
+            // the client's own meters (rabbitmq.connections, rabbitmq.channels, rabbitmq.published,
+            // rabbitmq.consumed, rabbitmq.acknowledged, ...), in the application's registry
+            factory.setMetricsCollector(new MicrometerMetricsCollector(
+                    context.meterRegistry(), "rabbitmq", Tags.of("connection", connectionName)));
+        }
         if (config.isTls()) {
             SSLContext context;
             try {
@@ -250,12 +260,7 @@ final class RabbitMqTransport implements Transport {
             if (tls != null) {
                 throw tls;
             }
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            String detail = cause instanceof ConnectException ? "connection refused" : String.valueOf(cause);
-            throw new BrokerUnavailableException(
-                    "cannot connect to RabbitMQ at " + config.redactedUri() + " (" + detail
-                            + "); is it running? Locally: scripts/brokers.sh up rabbitmq",
-                    e);
+            throw ConnectErrors.cannotConnect("RabbitMQ", config.redactedUri(), config.connectTimeout(), e, "rabbitmq");
         }
     }
 
@@ -342,7 +347,7 @@ final class RabbitMqTransport implements Transport {
                 connectionName,
                 config.redactedUri(),
                 cause.getMessage(),
-                config.recoveryInterval());
+                DurationText.of(config.recoveryInterval()));
     }
 
     @Override
@@ -580,6 +585,7 @@ final class RabbitMqTransport implements Transport {
                 for (String q : queues) {
                     inFlight += api.queueStats(q).inFlight();
                 }
+                managementOutage.answered(api.base().toString());
             } catch (IOException e) {
                 managementUnavailable(api, e);
             } catch (InterruptedException e) {
@@ -593,13 +599,7 @@ final class RabbitMqTransport implements Transport {
 
     private void managementUnavailable(ManagementApi api, Exception e) {
         managementBackOffUntil = System.nanoTime() + MANAGEMENT_RETRY_AFTER.toNanos();
-        log.warn(
-                "the RabbitMQ management API at {} cannot be read ({}); unacknowledged messages are not counted"
-                        + " for the next {}. Enable the rabbitmq_management plugin, or set"
-                        + " RabbitMqConfig.Builder.managementApi(...) or noManagementApi()",
-                api.base(),
-                e.toString(),
-                MANAGEMENT_RETRY_AFTER);
+        managementOutage.failed(api.base().toString(), e, MANAGEMENT_RETRY_AFTER);
     }
 
     /** The ready messages of {@code queues} and of {@code holds}, each summed, from passive declares. */
@@ -692,7 +692,7 @@ final class RabbitMqTransport implements Transport {
         } catch (TimeoutException e) {
             roundTrip.cancel(true);
             throw new BrokerUnavailableException(
-                    "RabbitMQ at " + config.redactedUri() + " did not answer within " + timeout, e);
+                    "RabbitMQ at " + config.redactedUri() + " did not answer within " + DurationText.of(timeout), e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof ShoveException s

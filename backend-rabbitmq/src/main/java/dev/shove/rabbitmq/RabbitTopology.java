@@ -9,6 +9,7 @@ import dev.shove.BrokerUnavailableException;
 import dev.shove.HoldTier;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -319,7 +320,7 @@ final class RabbitTopology {
                             + " consumer_timeout (30 min by default). Raise consumer_timeout above the longest tier"
                             + " or shorten the tier",
                     topic.name(),
-                    longest);
+                    DurationText.of(longest));
         }
     }
 

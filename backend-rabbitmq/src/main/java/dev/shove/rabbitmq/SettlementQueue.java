@@ -3,6 +3,7 @@ package dev.shove.rabbitmq;
 import dev.shove.BrokerUnavailableException;
 import dev.shove.ShoveException;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.SettleCallback;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.SubscriptionRequest;
@@ -403,7 +404,7 @@ final class SettlementQueue {
                         "consumer {} closes with {} settlement(s) unwritten after {}; RabbitMQ redelivers them",
                         request.consumerId(),
                         queued.size() + writing + copiesInFlight,
-                        timeout);
+                        DurationText.of(timeout));
             }
             stopping = true;
             changed.signalAll();

@@ -2,6 +2,7 @@ package dev.shove.redis;
 
 import dev.shove.BrokerConfig;
 import dev.shove.spi.Bounds;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.net.URI;
@@ -702,7 +703,8 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         public Builder blockTimeout(Duration timeout) {
             Bounds.within("Redis blockTimeout", timeout, false, Duration.ofMinutes(10));
             if (timeout.toMillis() < 1) {
-                throw new IllegalArgumentException("Redis blockTimeout must be at least 1 ms, was " + timeout);
+                throw new IllegalArgumentException(
+                        "Redis blockTimeout must be at least 1 ms, was " + DurationText.of(timeout));
             }
             values.blockTimeout = timeout;
             return this;
@@ -772,7 +774,8 @@ public final class RedisConfig implements BrokerConfig<Redis> {
         public Builder shardLease(Duration lease) {
             Bounds.within("Redis shardLease", lease, false, Duration.ofHours(1));
             if (lease.toMillis() < 300) {
-                throw new IllegalArgumentException("Redis shardLease must be at least 300 ms, was " + lease);
+                throw new IllegalArgumentException(
+                        "Redis shardLease must be at least 300 ms, was " + DurationText.of(lease));
             }
             values.shardLease = lease;
             return this;

@@ -2,6 +2,7 @@ package dev.shove.redis;
 
 import dev.shove.AuthenticationException;
 import dev.shove.BrokerUnavailableException;
+import dev.shove.spi.ConnectErrors;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -21,8 +22,11 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.metrics.MicrometerCommandLatencyRecorder;
+import io.lettuce.core.metrics.MicrometerOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
@@ -55,13 +59,20 @@ final class RedisConnector implements AutoCloseable {
     private final StatefulConnection<String, byte[]> shared;
     private final RedisClusterAsyncCommands<String, byte[]> async;
 
-    RedisConnector(RedisConfig config, String clientName) {
+    /**
+     * Connects; with {@code clientMeters}, lettuce's command latencies ({@code lettuce.command.completion} and {@code
+     * lettuce.command.firstresponse} timers, by command and server) are recorded there.
+     */
+    RedisConnector(RedisConfig config, String clientName, @Nullable MeterRegistry clientMeters) {
         this.config = config;
         this.clientName = clientName;
-        this.resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
-                .build();
+        DefaultClientResources.Builder resourceSettings =
+                DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2);
+        if (clientMeters != null) {
+            resourceSettings.commandLatencyRecorder(
+                    new MicrometerCommandLatencyRecorder(clientMeters, MicrometerOptions.create()));
+        }
+        this.resources = resourceSettings.build();
         RedisClient standalone = null;
         RedisClusterClient cluster = null;
         RedisClient nodes = null;
@@ -96,8 +107,7 @@ final class RedisConnector implements AutoCloseable {
             if (refused != null) {
                 throw refused;
             }
-            throw new BrokerUnavailableException(
-                    "cannot connect to Redis at " + config.redactedUri() + ": " + e.getMessage(), e);
+            throw ConnectErrors.cannotConnect("Redis", config.redactedUri(), config.connectTimeout(), e, "redis");
         }
         this.client = standalone;
         this.clusterClient = cluster;

@@ -9,8 +9,10 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.Bounds;
 import dev.shove.spi.Capabilities;
+import dev.shove.spi.ConnectErrors;
 import dev.shove.spi.DeadLetterStore;
 import dev.shove.spi.DeliverySink;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.OutboundMessage;
 import dev.shove.spi.QueueStats;
 import dev.shove.spi.Subscription;
@@ -78,7 +80,8 @@ final class RedisTransport implements Transport {
     RedisTransport(RedisConfig config, TransportContext context) {
         this.config = config;
         this.context = context;
-        this.connector = new RedisConnector(config, context.clientName());
+        this.connector =
+                new RedisConnector(config, context.clientName(), context.observed() ? context.meterRegistry() : null);
         try {
             String version = connector.serverVersion(config.connectTimeout().plus(config.responseTimeout()));
             if (!atLeast(version, RedisConfig.MIN_VERSION)) {
@@ -100,8 +103,7 @@ final class RedisTransport implements Transport {
             if (refused != null) {
                 throw refused;
             }
-            throw new BrokerUnavailableException(
-                    "cannot talk to Redis at " + config.redactedUri() + ": " + rootMessage(e), e);
+            throw ConnectErrors.cannotConnect("Redis", config.redactedUri(), config.connectTimeout(), e, "redis");
         }
         this.keys = new RedisKeys(config.keyPrefix());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
@@ -444,8 +446,8 @@ final class RedisTransport implements Transport {
             throw new BrokerUnavailableException("interrupted while pinging Redis at " + config.redactedUri());
         } catch (ExecutionException | TimeoutException e) {
             throw new BrokerUnavailableException(
-                    "Redis at " + config.redactedUri() + " did not answer PING within " + timeout + ": "
-                            + rootMessage(e),
+                    "Redis at " + config.redactedUri() + " did not answer PING within " + DurationText.of(timeout)
+                            + ": " + rootMessage(e),
                     e);
         }
     }
@@ -489,8 +491,8 @@ final class RedisTransport implements Transport {
                     "Redis at " + config.redactedUri() + " failed to " + what + ": " + cause.getMessage(), cause);
         } catch (TimeoutException e) {
             throw new BrokerUnavailableException(
-                    "Redis at " + config.redactedUri() + " did not answer within " + config.responseTimeout() + " to "
-                            + what,
+                    "Redis at " + config.redactedUri() + " did not answer within "
+                            + DurationText.of(config.responseTimeout()) + " to " + what,
                     e);
         }
     }

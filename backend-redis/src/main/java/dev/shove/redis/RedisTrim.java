@@ -1,6 +1,7 @@
 package dev.shove.redis;
 
 import dev.shove.spi.Bounds;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -62,7 +63,7 @@ public final class RedisTrim {
     public static RedisTrim maxAge(Duration age) {
         Objects.requireNonNull(age, "age");
         if (age.isNegative() || age.isZero() || age.toMillis() < 1) {
-            throw new IllegalArgumentException("Redis trim maxAge must be at least 1 ms, was " + age);
+            throw new IllegalArgumentException("Redis trim maxAge must be at least 1 ms, was " + DurationText.of(age));
         }
         return new RedisTrim(0, Bounds.within("Redis trim maxAge", age, false, MAX_AGE));
     }

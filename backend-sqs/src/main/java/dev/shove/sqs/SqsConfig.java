@@ -2,6 +2,7 @@ package dev.shove.sqs;
 
 import dev.shove.BrokerConfig;
 import dev.shove.spi.Bounds;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
 import java.net.URI;
@@ -406,7 +407,8 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         public Builder receiveWait(Duration wait) {
             values.receiveWait = Bounds.within("SQS receiveWait", wait, true, DEFAULT_RECEIVE_WAIT);
             if (wait.toNanos() % 1_000_000_000L != 0) {
-                throw new IllegalArgumentException("SQS receiveWait must be whole seconds, was " + wait);
+                throw new IllegalArgumentException(
+                        "SQS receiveWait must be whole seconds, was " + DurationText.of(wait));
             }
             return this;
         }
@@ -423,7 +425,7 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
             values.visibilityTimeout = Bounds.within("SQS visibilityTimeout", timeout, false, MAX_VISIBILITY);
             if (timeout.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException(
-                        "SQS visibilityTimeout must be at least 1 s and at most 12 h, was " + timeout);
+                        "SQS visibilityTimeout must be at least 1 s and at most 12 h, was " + DurationText.of(timeout));
             }
             return this;
         }

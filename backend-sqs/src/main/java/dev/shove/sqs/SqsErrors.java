@@ -4,6 +4,7 @@ import dev.shove.BrokerUnavailableException;
 import dev.shove.PublishException;
 import dev.shove.ShoveException;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -103,7 +104,8 @@ final class SqsErrors {
             throw new BrokerUnavailableException("interrupted while " + what, e);
         } catch (TimeoutException e) {
             call.cancel(true);
-            throw new BrokerUnavailableException("SQS/SNS did not answer within " + timeout + " while " + what, e);
+            throw new BrokerUnavailableException(
+                    "SQS/SNS did not answer within " + DurationText.of(timeout) + " while " + what, e);
         } catch (ExecutionException e) {
             Throwable cause = unwrap(e);
             if (cause instanceof ShoveException s) {

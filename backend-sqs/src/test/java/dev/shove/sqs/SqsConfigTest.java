@@ -85,7 +85,7 @@ class SqsConfigTest {
                 .hasMessageContaining("a.b");
         assertThatThrownBy(() -> b.receiveWait(Duration.ofSeconds(21)))
                 .hasMessageContaining("receiveWait")
-                .hasMessageContaining("PT21S");
+                .hasMessageContaining("21 s");
         assertThatThrownBy(() -> b.receiveWait(Duration.ofMillis(1500))).hasMessageContaining("whole seconds");
         assertThatThrownBy(() -> b.visibilityTimeout(Duration.ofHours(13))).hasMessageContaining("visibilityTimeout");
         assertThatThrownBy(() -> b.visibilityTimeout(Duration.ofMillis(500))).hasMessageContaining("at least 1 s");

@@ -44,7 +44,9 @@ final class BrokerOption {
             throw CliException.usage("broker URI: " + e.getMessage(), e);
         } catch (BrokerUnavailableException e) {
             // the backends' messages say where they tried and how to start the broker
-            throw CliException.failure("cannot connect to the broker: " + e.getMessage(), e);
+            String message = String.valueOf(e.getMessage());
+            throw CliException.failure(
+                    message.startsWith("cannot connect") ? message : "cannot connect to the broker: " + message, e);
         } catch (AuthenticationException e) {
             // the backends' messages name the broker and what to check (user, password, trust store), never a secret
             throw CliException.failure("the broker refused the connection: " + e.getMessage(), e);

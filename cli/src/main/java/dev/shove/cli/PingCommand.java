@@ -3,6 +3,7 @@ package dev.shove.cli;
 import dev.shove.Broker;
 import dev.shove.ConnectionHealth;
 import dev.shove.ShoveException;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +51,7 @@ final class PingCommand implements Callable<Integer> {
                 connected.ping(timeout);
             } catch (ShoveException e) {
                 throw CliException.failure(
-                        connected.backendName() + " broker did not answer within " + timeout.toMillis() + " ms: "
+                        connected.backendName() + " broker did not answer within " + DurationText.of(timeout) + ": "
                                 + e.getMessage() + "; check that it runs and the URI is right",
                         e);
             }
@@ -88,8 +89,8 @@ final class PingCommand implements Callable<Integer> {
         } catch (TimeoutException e) {
             attempt.thenAccept(late -> session.connector().release(late));
             throw CliException.failure(
-                    "cannot connect to the broker: no connection within " + timeout.toMillis()
-                            + " ms; check that it runs and the URI is right (or give a longer --timeout)",
+                    "cannot connect to the broker: no connection within " + DurationText.of(timeout)
+                            + " (--timeout); check that it runs and the URI is right (or give a longer --timeout)",
                     e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {

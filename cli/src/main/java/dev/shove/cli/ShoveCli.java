@@ -174,13 +174,23 @@ public final class ShoveCli {
         /** Reports a command's failure in one line (the stack trace too with --verbose) and returns its status. */
         int fail(CommandLine commandLine, Exception e) {
             int status = e instanceof CliException c ? c.status() : FAILURE;
-            String message = e instanceof CliException ? e.getMessage() : describe(e);
+            String message = forTheCommandLine(e instanceof CliException ? e.getMessage() : describe(e));
             err.println(qualifiedName(commandLine) + ": " + message);
             if (verbose) {
                 e.printStackTrace(err);
             }
             err.flush();
             return status;
+        }
+
+        /**
+         * The library's advice in the CLI's words: a broker or the core tells an application to call {@code
+         * broker.topology().declare(topic)}; on the command line that is {@code shove topology declare}.
+         */
+        static String forTheCommandLine(String message) {
+            return message.replace(
+                    "broker.topology().declare(topic)",
+                    "shove topology declare --topic NAME (with the topic's --hold, --dlq and --shards options)");
         }
 
         private static String describe(Throwable e) {

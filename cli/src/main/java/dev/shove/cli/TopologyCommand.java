@@ -5,6 +5,7 @@ import dev.shove.HoldTier;
 import dev.shove.Sequencing;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -34,13 +35,13 @@ final class TopologyCommand implements Callable<Integer> {
             for (int i = 0; i < shards; i++) {
                 out.println("shard      " + topic.shardName(i));
                 for (HoldTier tier : topic.shardHoldTiers(i)) {
-                    out.println("hold       " + tier.queue() + "  (" + tier.delay() + implicit + ")");
+                    out.println("hold       " + tier.queue() + "  (" + DurationText.of(tier.delay()) + implicit + ")");
                 }
             }
         } else {
             out.println("main       " + topic.name());
             for (HoldTier tier : topic.holdTiers()) {
-                out.println("hold       " + tier.queue() + "  (" + tier.delay() + implicit + ")");
+                out.println("hold       " + tier.queue() + "  (" + DurationText.of(tier.delay()) + implicit + ")");
             }
         }
         topic.dlq().ifPresent(dlq -> out.println("dlq        " + dlq));

@@ -186,7 +186,8 @@ class ShoveCliTest {
             Result r = runConnecting("ping", "--broker", "amqp://guest:guest@127.0.0.1:1");
             assertThat(r.status()).isEqualTo(ShoveCli.FAILURE);
             assertThat(r.err())
-                    .startsWith("shove ping: cannot connect to the broker")
+                    .startsWith(
+                            "shove ping: cannot connect to RabbitMQ at amqp://guest:****@127.0.0.1:1/%2F (connection refused)")
                     .doesNotContain("\tat ");
             assertThat(r.err()).doesNotContain("guest:guest");
             assertThat(r.err().lines()).hasSize(1);
@@ -238,12 +239,28 @@ class ShoveCliTest {
             Result r = runWith(slow, "ping", "--broker", "kafka://127.0.0.1:9092", "--timeout", "200ms");
             assertThat(r.status()).isEqualTo(ShoveCli.FAILURE);
             assertThat(r.err())
-                    .startsWith("shove ping: cannot connect to the broker: no connection within 200 ms")
+                    .startsWith("shove ping: cannot connect to the broker: no connection within 200 ms (--timeout)")
                     .doesNotContain("\tat ");
             assertThat(released.getCount()).isEqualTo(1);
             answer.countDown();
             assertThat(released.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
                     .isTrue();
+        }
+
+        @Test
+        @DisplayName("ping of a Kafka address nobody listens on says connection refused, not the client's 30 s wait")
+        void kafkaNotListening() throws java.io.IOException {
+            int port;
+            try (java.net.ServerSocket socket =
+                    new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = socket.getLocalPort();
+            }
+            Result r = runConnecting("ping", "--broker", "kafka://127.0.0.1:" + port, "--timeout", "3s");
+            assertThat(r.status()).isEqualTo(ShoveCli.FAILURE);
+            assertThat(r.err())
+                    .startsWith("shove ping: cannot connect to Kafka at 127.0.0.1:" + port + " (connection refused)")
+                    .doesNotContain("PT30S")
+                    .doesNotContain("30 s");
         }
 
         @Test
@@ -266,8 +283,8 @@ class ShoveCliTest {
             assertThat(r.out().lines().map(l -> l.replaceAll(" +", " ")))
                     .containsExactly(
                             "main orders",
-                            "hold orders-hold-500ms (PT0.5S)",
-                            "hold orders-hold-1m (PT1M)",
+                            "hold orders-hold-500ms (500 ms)",
+                            "hold orders-hold-1m (1 min)",
                             "dlq orders-dlq");
             assertThat(connectedTo).isEmpty();
         }
@@ -280,9 +297,9 @@ class ShoveCliTest {
             assertThat(r.out().lines().map(l -> l.replaceAll(" +", " ")))
                     .containsExactly(
                             "shard events-seq-0",
-                            "hold events-seq-0-hold-5s (PT5S)",
+                            "hold events-seq-0-hold-5s (5 s)",
                             "shard events-seq-1",
-                            "hold events-seq-1-hold-5s (PT5S)",
+                            "hold events-seq-1-hold-5s (5 s)",
                             "dlq events-dead");
         }
 
@@ -463,6 +480,10 @@ class ShoveCliTest {
             Result undeclared = run(args("dlq", "count"));
             assertThat(undeclared.status()).isEqualTo(ShoveCli.FAILURE);
             assertThat(undeclared.err()).contains("'payments-dlq' is not declared");
+            assertThat(undeclared.err())
+                    .as("the advice is a CLI command, not a Java call")
+                    .contains("shove topology declare --topic")
+                    .doesNotContain("broker.topology()");
             assertThat(run(args("topology", "declare", "--dlq")).status()).isEqualTo(ShoveCli.OK);
             assertThat(run(args("dlq", "count")).out()).isEqualTo("0\n");
             deadLetters();

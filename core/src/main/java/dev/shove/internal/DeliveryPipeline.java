@@ -12,6 +12,7 @@ import dev.shove.ShoveMeters;
 import dev.shove.Topic;
 import dev.shove.internal.DeliveryPolicy.Decision;
 import dev.shove.spi.Delivery;
+import dev.shove.spi.DurationText;
 import dev.shove.spi.Settlement;
 import dev.shove.spi.WireHeaders;
 import java.time.Duration;
@@ -372,7 +373,7 @@ final class DeliveryPipeline<T, C> {
                             + " dead-letter queue unhandled, until none of them has arrived for {}",
                     Failures.oneLine(laneKey(job), Failures.MAX_ID),
                     topic.name(),
-                    POISON_GRACE);
+                    DurationText.of(POISON_GRACE));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.shove.internal;
 
 import dev.shove.CircuitBreakerConfig;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -238,7 +239,7 @@ final class Valve {
                 "circuit breaker of topic '{}' opened after {}; no message is handed out for {}, then one probes",
                 topic,
                 why,
-                c.openFor());
+                DurationText.of(c.openFor()));
     }
 
     /** Updates the gauges; called with the lock held after every change. */

@@ -58,16 +58,12 @@ public final class Bounds {
         boolean tooSmall = zeroAllowed ? value.isNegative() : value.isNegative() || value.isZero();
         if (tooSmall || value.compareTo(max) > 0) {
             throw new IllegalArgumentException("%s must be %s and at most %s, was %s"
-                    .formatted(setting, zeroAllowed ? "zero or positive" : "positive", describe(max), value));
+                    .formatted(
+                            setting,
+                            zeroAllowed ? "zero or positive" : "positive",
+                            DurationText.of(max),
+                            DurationText.of(value)));
         }
         return value;
-    }
-
-    /** A duration for error messages: {@code 7 days}, {@code 1 day}, else ISO-8601. */
-    private static String describe(Duration d) {
-        if (d.toHours() % 24 == 0 && d.toNanos() % 1_000_000_000L == 0 && d.toDays() > 0) {
-            return d.toDays() + (d.toDays() == 1 ? " day" : " days");
-        }
-        return d.toString();
     }
 }

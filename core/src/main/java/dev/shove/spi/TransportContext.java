@@ -18,6 +18,7 @@ public final class TransportContext {
     private final MeterRegistry meterRegistry;
     private final String clientName;
     private final WireHeaders wireHeaders;
+    private final boolean observed;
     private final AtomicReference<ConnectionHealth> connection =
             new AtomicReference<>(new ConnectionHealth(true, Instant.now(), ""));
 
@@ -29,9 +30,31 @@ public final class TransportContext {
      * @param wireHeaders the reader of shove's headers, counting into {@code meterRegistry}
      */
     public TransportContext(MeterRegistry meterRegistry, String clientName, WireHeaders wireHeaders) {
+        this(meterRegistry, clientName, wireHeaders, true);
+    }
+
+    /**
+     * The context a transport is opened with, saying whether anyone reads the meters.
+     *
+     * @param meterRegistry where shove's meters go; a registry that keeps nothing when the application gave none
+     * @param clientName a name for connections and client ids, e.g. {@code shove-12345}
+     * @param wireHeaders the reader of shove's headers, counting into {@code meterRegistry}
+     * @param observed whether the application gave {@code meterRegistry}; only then does a backend bind its client's
+     *     own meters there (they cost something to keep)
+     */
+    public TransportContext(MeterRegistry meterRegistry, String clientName, WireHeaders wireHeaders, boolean observed) {
         this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
         this.clientName = Objects.requireNonNull(clientName, "clientName");
         this.wireHeaders = Objects.requireNonNull(wireHeaders, "wireHeaders");
+        this.observed = observed;
+    }
+
+    /**
+     * {@return whether the application gave the meter registry: a backend binds its broker client's own meters (Kafka's
+     * client metrics, RabbitMQ's metrics collector, lettuce's command latencies) only then}
+     */
+    public boolean observed() {
+        return observed;
     }
 
     /** {@return where shove's meters go} */

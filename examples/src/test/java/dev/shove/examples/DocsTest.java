@@ -131,6 +131,67 @@ class DocsTest {
                 .allSatisfy(name -> assertThat(page).contains("`" + name + "`"));
     }
 
+    @Test
+    @DisplayName("the configuration page's table lists every environment variable the code and scripts read")
+    void configurationPageListsEveryEnvironmentVariable() throws IOException {
+        String page = Files.readString(ROOT.resolve("docs/concepts/configuration.md"), StandardCharsets.UTF_8);
+        int start = page.indexOf("## Environment variables");
+        assertThat(start)
+                .as("a section '## Environment variables' in configuration.md")
+                .isNotNegative();
+        int end = page.indexOf("\n## ", start + 1);
+        String table = page.substring(start, end < 0 ? page.length() : end);
+        Set<String> read = new java.util.TreeSet<>();
+        Pattern javaLiteral = Pattern.compile("\"(SHOVE_[A-Z0-9_]*[A-Z0-9])\"");
+        Pattern shellVariable = Pattern.compile("\\$\\{?(SHOVE_[A-Z0-9_]*[A-Z0-9])");
+        try (Stream<Path> walk = Files.walk(ROOT)) {
+            for (Path file : walk.filter(Files::isRegularFile)
+                    .filter(f ->
+                            !f.toString().contains("/target/") && !f.toString().contains("/.git/"))
+                    .toList()) {
+                String name = file.getFileName().toString();
+                boolean java = name.endsWith(".java") && !name.equals("BrokerUrisTest.java");
+                boolean shell =
+                        name.endsWith(".sh") || ROOT.relativize(file).toString().equals(".ci/run");
+                if (java || shell) {
+                    Matcher m = (java ? javaLiteral : shellVariable)
+                            .matcher(Files.readString(file, StandardCharsets.UTF_8));
+                    while (m.find()) {
+                        read.add(m.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(read).contains("SHOVE_BROKER_URI", "SHOVE_TEST_BROKER_URI", "SHOVE_IT_REQUIRED", "SHOVE_BROKERS");
+        assertThat(read).allSatisfy(v -> assertThat(table).as("the row of " + v).contains("`" + v + "`"));
+    }
+
+    @Test
+    @DisplayName("the README's \"Add shove to your project\" names every artifact of the BOM, and the BOM's version")
+    void readmeNamesEveryArtifact() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+        int start = readme.indexOf("## Add shove to your project");
+        assertThat(start)
+                .as("a section '## Add shove to your project' in README.md")
+                .isNotNegative();
+        int end = readme.indexOf("\n## ", start + 1);
+        String section = readme.substring(start, end < 0 ? readme.length() : end);
+        String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
+        Matcher version = Pattern.compile("<artifactId>shove-bom</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(bom);
+        assertThat(version.find()).as("the BOM's own version").isTrue();
+        List<String> artifacts = new ArrayList<>();
+        Matcher m = Pattern.compile("<groupId>dev\\.shove</groupId>\\s*<artifactId>([^<]+)</artifactId>")
+                .matcher(bom);
+        while (m.find()) {
+            artifacts.add(m.group(1));
+        }
+        assertThat(artifacts).contains("shove-core", "shove-spring-boot-starter");
+        assertThat(artifacts).allSatisfy(a -> assertThat(section).contains("`" + a + "`"));
+        assertThat(section).contains("`shove-bom`").contains("shove-bom:" + version.group(1));
+        assertThat(section).contains("<version>" + version.group(1) + "</version>");
+    }
+
     /**
      * The quoted part of a source file: for {@code pre-N}, the N-th {@code <pre>} block of its comments (without the
      * comment's leading {@code *}); otherwise the lines between {@code // region name} and {@code // endregion name},

@@ -60,7 +60,10 @@ public final class ShoveExtension implements BeforeAllCallback, BeforeEachCallba
         return parameter.getParameter().getType() == Broker.class ? kit.broker() : kit;
     }
 
-    /** Constructors of a per-method test instance get the test method's kit. */
+    /**
+     * Constructors of a per-method test instance get the test method's kit (JUnit 5.12 and later; before, JUnit makes
+     * test instances in the class's context, and a constructor can take a kit only with {@code lifecycle = PER_CLASS}).
+     */
     @Override
     public ExtensionContextScope getTestInstantiationExtensionContextScope(ExtensionContext rootContext) {
         return ExtensionContextScope.TEST_METHOD;
@@ -78,9 +81,11 @@ public final class ShoveExtension implements BeforeAllCallback, BeforeEachCallba
         return c;
     }
 
+    // getOrComputeIfAbsent: deprecated in JUnit 6 for computeIfAbsent, which JUnit 5 does not have
+    @SuppressWarnings("deprecation")
     private static ShoveKit kit(ExtensionContext context, BrokerChoice.Settings settings, ExtensionContext owner) {
         return owner.getStore(NAMESPACE)
-                .computeIfAbsent(Open.class, k -> open(context, settings), Open.class)
+                .getOrComputeIfAbsent(Open.class, k -> open(context, settings), Open.class)
                 .kit();
     }
 
@@ -106,13 +111,15 @@ public final class ShoveExtension implements BeforeAllCallback, BeforeEachCallba
     }
 
     /** One container per backend and image for the whole run, stopped when the run ends. */
+    @SuppressWarnings("deprecation") // getOrComputeIfAbsent, as in kit(...)
     private static RunningBroker container(ExtensionContext context, String backend, String image) {
         return context.getRoot()
                 .getStore(NAMESPACE)
-                .computeIfAbsent(
+                .getOrComputeIfAbsent(
                         "container " + backend + " " + image,
-                        key -> Containers.start(backend, image),
-                        RunningBroker.class);
+                        key -> new OpenContainer(Containers.start(backend, image)),
+                        OpenContainer.class)
+                .running();
     }
 
     /** The test's settings: its class's {@link ShoveTest}, else an enclosing class's, else the defaults. */
@@ -128,11 +135,26 @@ public final class ShoveExtension implements BeforeAllCallback, BeforeEachCallba
         return BrokerChoice.Settings.DEFAULTS;
     }
 
-    /** A kit in a store: JUnit closes it when the store's test or class is done. */
-    private record Open(ShoveKit kit) implements AutoCloseable {
+    /**
+     * A kit in a store: JUnit closes it when the store's test or class is done. Both interfaces, so that every JUnit
+     * the kit runs on closes it: JUnit 5 before 5.13 closes only a {@code CloseableResource}, JUnit 6 prefers {@code
+     * AutoCloseable} (and closes a value once).
+     */
+    @SuppressWarnings("deprecation") // CloseableResource: deprecated in JUnit 6, the only kind JUnit 5.10-5.12 close
+    private record Open(ShoveKit kit) implements AutoCloseable, ExtensionContext.Store.CloseableResource {
         @Override
         public void close() {
             kit.close();
+        }
+    }
+
+    /** A container in the root store, closed when the run ends, on every JUnit (see {@link Open}). */
+    @SuppressWarnings("deprecation")
+    private record OpenContainer(RunningBroker running)
+            implements AutoCloseable, ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            running.close();
         }
     }
 }

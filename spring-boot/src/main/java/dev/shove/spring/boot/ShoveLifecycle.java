@@ -2,6 +2,7 @@ package dev.shove.spring.boot;
 
 import dev.shove.ConsumerGroup;
 import dev.shove.SupervisorOutcome;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -56,7 +57,7 @@ public final class ShoveLifecycle implements SmartLifecycle, ExitCodeGenerator {
         this.group = Objects.requireNonNull(group, "group");
         this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
         if (drainTimeout.isNegative() || drainTimeout.isZero()) {
-            throw new IllegalArgumentException("drain timeout must be positive, was " + drainTimeout);
+            throw new IllegalArgumentException("drain timeout must be positive, was " + DurationText.of(drainTimeout));
         }
         this.autoStartup = autoStartup;
         this.phase = phase;

@@ -1,6 +1,7 @@
 package dev.shove.spring.boot;
 
 import dev.shove.BrokerConfig;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -97,13 +98,13 @@ public record ShoveProperties(
          */
         public Group {
             if (drainTimeout.isNegative() || drainTimeout.isZero()) {
-                throw new IllegalArgumentException(
-                        "shove.group.drain-timeout must be positive, was " + drainTimeout + "; e.g. 30s");
+                throw new IllegalArgumentException("shove.group.drain-timeout must be positive, was "
+                        + DurationText.of(drainTimeout) + "; e.g. 30s");
             }
             if (defaultHandlerTimeout != null
                     && (defaultHandlerTimeout.isNegative() || defaultHandlerTimeout.isZero())) {
                 throw new IllegalArgumentException("shove.group.default-handler-timeout must be positive, was "
-                        + defaultHandlerTimeout + "; e.g. 60s, or leave it unset for shove's default");
+                        + DurationText.of(defaultHandlerTimeout) + "; e.g. 60s, or leave it unset for shove's default");
             }
         }
     }
