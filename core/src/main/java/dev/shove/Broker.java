@@ -93,7 +93,7 @@ public final class Broker<B> implements AutoCloseable {
     /** {@return the topology of this connection, which declares topics on the broker; the same instance every time} */
     public Topology topology() {
         checkOpen();
-        return transport::declare;
+        return engine::declare;
     }
 
     /** {@return the publisher of this connection; the same thread-safe instance every time} */

@@ -43,6 +43,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -232,6 +233,15 @@ final class NatsTransport implements Transport {
     @Override
     public Capabilities capabilities() {
         return CAPABILITIES;
+    }
+
+    /** Adds the stream names: a stream's name is its queue's with {@code .} as {@code _}, so {@code a.b} and {@code a_b} meet. */
+    @Override
+    public Map<String, String> objectNames(Topic<?> topic) {
+        Map<String, String> names = new LinkedHashMap<>(Transport.super.objectNames(topic));
+        names.putIfAbsent(NatsTopology.stream(topic.name()), "stream");
+        topic.dlq().ifPresent(d -> names.putIfAbsent(NatsTopology.stream(d), "dead-letter queue"));
+        return names;
     }
 
     @Override

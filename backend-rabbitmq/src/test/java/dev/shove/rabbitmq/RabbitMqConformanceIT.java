@@ -13,6 +13,7 @@ import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,6 +53,11 @@ class RabbitMqConformanceIT extends BrokerConformance<RabbitMq> {
         @Override
         public Capabilities capabilities() {
             return delegate.capabilities();
+        }
+
+        @Override
+        public Map<String, String> objectNames(Topic<?> topic) {
+            return delegate.objectNames(topic);
         }
 
         @Override

@@ -25,6 +25,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -160,6 +161,11 @@ final class RedisTestSupport implements AutoCloseable {
         @Override
         public Capabilities capabilities() {
             return delegate.capabilities();
+        }
+
+        @Override
+        public Map<String, String> objectNames(Topic<?> topic) {
+            return delegate.objectNames(topic);
         }
 
         @Override

@@ -56,6 +56,11 @@ final class SqsTopology {
 
     static final String TAG_BROADCAST = "shove-broadcast";
     static final String TAG_TOUCHED = "shove-touched";
+    /**
+     * What a queue is and whose: {@code queue:<topic>} or {@code dlq:<topic>}. A declare from any process reads it, so
+     * topic {@code X-dlq} never takes over topic {@code X}'s dead-letter queue (nor the other way round).
+     */
+    static final String TAG_ROLE = "shove-role";
 
     private final SqsConfig config;
     private final AwsClients aws;
@@ -143,7 +148,7 @@ final class SqsTopology {
             String dlq = topic.dlq().get();
             Map<String, String> attributes = fifoAttributes(fifo);
             attributes.put(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString(), DLQ_RETENTION_SECONDS);
-            String dlqUrl = ensureQueue(queueName(dlq, fifo), attributes);
+            String dlqUrl = ensureQueue(queueName(dlq, fifo), attributes, topic, "dlq:" + topic.name());
             queueUrls.put(key(dlq, fifo), dlqUrl);
             dlqArn = attributes(dlqUrl, "reading dead-letter queue '" + dlq + "'")
                     .get("QueueArn");
@@ -154,7 +159,7 @@ final class SqsTopology {
         if (dlqArn != null) {
             create.put(QueueAttributeName.REDRIVE_POLICY.toString(), redrivePolicy(dlqArn));
         }
-        String mainUrl = ensureQueue(mainName, create);
+        String mainUrl = ensureQueue(mainName, create, topic, "queue:" + topic.name());
         Map<String, String> existing = attributes(mainUrl, "reading queue '" + mainName + "'");
         String mainArn = existing.get("QueueArn");
         Map<String, String> update = new HashMap<>();
@@ -341,9 +346,14 @@ final class SqsTopology {
         }
     }
 
-    private String ensureQueue(String name, Map<String, String> attributes) {
+    /**
+     * The URL of queue {@code name}, created with {@code attributes} and tagged with {@code role} if missing. An existing
+     * queue tagged with another role belongs to another topic (or is another topic's dead-letter queue): refused.
+     */
+    private String ensureQueue(String name, Map<String, String> attributes, Topic<?> topic, String role) {
         String url = findQueueUrl(name);
         if (url != null) {
+            checkRole(url, name, topic, role);
             return url;
         }
         try {
@@ -351,6 +361,7 @@ final class SqsTopology {
                             aws.sqs(c -> c.createQueue(CreateQueueRequest.builder()
                                     .queueName(name)
                                     .attributesWithStrings(attributes)
+                                    .tags(Map.of(TAG_ROLE, role))
                                     .build())),
                             timeout,
                             "creating queue '" + name + "'")
@@ -360,10 +371,38 @@ final class SqsTopology {
                 // created meanwhile by another declare: take it, and let the checks see what it is
                 String raced = findQueueUrl(name);
                 if (raced != null) {
+                    checkRole(raced, name, topic, role);
                     return raced;
                 }
             }
             throw e;
+        }
+    }
+
+    private void checkRole(String url, String name, Topic<?> topic, String role) {
+        Map<String, String> tags = SqsErrors.await(
+                        aws.sqs(c -> c.listQueueTags(r -> r.queueUrl(url))),
+                        timeout,
+                        "reading the tags of queue '" + name + "'")
+                .tags();
+        String found = tags.get(TAG_ROLE);
+        if (found == null) {
+            // made before queues carried their role (or by hand): claim it for this topic
+            SqsErrors.await(
+                    aws.sqs(c -> c.tagQueue(r -> r.queueUrl(url).tags(Map.of(TAG_ROLE, role)))),
+                    timeout,
+                    "tagging queue '" + name + "'");
+            return;
+        }
+        if (!found.equals(role)) {
+            String owner = found.substring(found.indexOf(':') + 1);
+            String what = found.startsWith("dlq:") ? "the dead-letter queue" : "the queue";
+            String mine = role.startsWith("dlq:") ? "dead-letter queue" : "queue";
+            throw new TopologyException(("topic '%s' cannot be declared: its %s '%s' on SQS is already %s of topic '%s'"
+                            + " (tag %s=%s); two topics never share a queue (one's dead letters would be the other's"
+                            + " live messages): give the dead-letter queue a name of its own with .dlq(\"...\") or"
+                            + " rename one of the topics")
+                    .formatted(topic.name(), mine, name, what, owner, TAG_ROLE, found));
         }
     }
 

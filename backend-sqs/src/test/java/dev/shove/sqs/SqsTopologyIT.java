@@ -177,6 +177,30 @@ class SqsTopologyIT {
     }
 
     @Test
+    @DisplayName("a topic named like another topic's dead-letter queue, declared by another process, is refused:"
+            + " the queue's role tag names its owner")
+    void topicNamedLikeAnotherProcesssDeadLetterQueue() {
+        String name = SqsTestSupport.unique("topo-alias");
+        broker(SqsTestSupport.config())
+                .topology()
+                .declare(Topic.builder(name, String.class)
+                        .holdQueue(Duration.ofSeconds(1))
+                        .dlq()
+                        .build());
+        Topic<String> alias = Topic.builder(name + "-dlq", String.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .build();
+
+        assertThatThrownBy(() -> broker(SqsTestSupport.config()).topology().declare(alias))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("'" + name + "-dlq'")
+                .hasMessageContaining("dead-letter queue of topic '" + name + "'")
+                .hasMessageContaining(".dlq(");
+        assertThat(sqs.listQueueTags(r -> r.queueUrl(url(name + "-dlq"))).tags())
+                .containsEntry(SqsTopology.TAG_ROLE, "dlq:" + name);
+    }
+
+    @Test
     @DisplayName("an existing queue with a policy that does not let the topic send is a TopologyException")
     void foreignPolicy() {
         String name = SqsTestSupport.unique("topo-policy");

@@ -11,6 +11,9 @@ import dev.shove.DeadLetterReport;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.ShoveException;
 import dev.shove.Topic;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -19,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -230,6 +234,11 @@ final class DlqCommand implements Callable<Integer> {
         @Nullable
         String contains;
 
+        /** {@return whether any option narrows the choice (else every dead letter is chosen)} */
+        boolean chooses() {
+            return reason != null || exception != null || !ids.isEmpty() || !headers.isEmpty() || contains != null;
+        }
+
         Predicate<DeadLetter<byte[]>> predicate() {
             Predicate<DeadLetter<byte[]>> p = letter -> true;
             String r = reason;
@@ -406,7 +415,10 @@ final class DlqCommand implements Callable<Integer> {
             mixinStandardHelpOptions = true,
             description = {
                 "Remove the chosen dead letters for good.",
-                "Exit status 3 when a dry run would remove something; 1 when the purge stopped."
+                "Without a filter (--reason, --exception, --id, --where-header, --contains) every dead letter goes:"
+                        + " on a terminal the command asks first; elsewhere it needs --yes.",
+                "Exit status 3 when a dry run would remove something; 1 when the purge stopped; 2 when a purge of"
+                        + " everything was not confirmed."
             })
     static final class Purge implements Callable<Integer> {
         private final ShoveCli.Session session;
@@ -420,6 +432,11 @@ final class DlqCommand implements Callable<Integer> {
         @Mixin
         Run run = new Run();
 
+        @Option(
+                names = {"-y", "--yes"},
+                description = "Remove every dead letter without asking when no filter is given.")
+        boolean yes;
+
         Purge(ShoveCli.Session session) {
             this.session = session;
         }
@@ -427,7 +444,35 @@ final class DlqCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             Predicate<DeadLetter<byte[]>> chosen = filter.predicate();
-            return move(session, target, run, run.options(), "purge", (dlq, o) -> dlq.purge(chosen, o));
+            DeadLetterOptions.Builder options = run.options();
+            boolean confirm = !filter.chooses() && !yes && !run.dryRun;
+            if (confirm && !session.terminal()) {
+                throw CliException.usage("without a filter, purge removes every dead letter of the topic; add --yes to"
+                        + " confirm, choose with --reason, --exception, --id, --where-header or --contains, or look"
+                        + " first with --dry-run");
+            }
+            return move(session, target, run, options, "purge", (dlq, o) -> {
+                if (confirm && !confirmed(dlq)) {
+                    throw CliException.usage("purge of '" + dlq.name() + "' not confirmed; nothing was removed");
+                }
+                return dlq.purge(chosen, o);
+            });
+        }
+
+        /** Asks on the terminal; only {@code yes} (or {@code y}) goes on. */
+        private boolean confirmed(DeadLetterQueue<byte[]> dlq) {
+            OptionalLong count = dlq.count();
+            String how = count.isPresent() ? count.getAsLong() + " dead letters" : "every dead letter";
+            session.err().print("Remove " + how + " of '" + dlq.name() + "' for good? Type yes to go on: ");
+            session.err().flush();
+            String answer;
+            try {
+                answer = new BufferedReader(new InputStreamReader(session.in(), StandardCharsets.UTF_8)).readLine();
+            } catch (IOException e) {
+                throw CliException.failure("cannot read the answer: " + e.getMessage(), e);
+            }
+            String a = answer == null ? "" : answer.strip().toLowerCase(Locale.ROOT);
+            return a.equals("yes") || a.equals("y");
         }
     }
 

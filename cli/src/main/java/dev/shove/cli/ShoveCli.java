@@ -1,6 +1,7 @@
 package dev.shove.cli;
 
 import dev.shove.Broker;
+import java.io.Console;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -66,15 +67,39 @@ public final class ShoveCli {
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
-        int status = new ShoveCli(new Session(Broker::connect, System.getenv(), System.in, out, err)).run(args);
+        int status = new ShoveCli(new Session(Broker::connect, System.getenv(), System.in, out, err, isTerminal()))
+                .run(args);
         out.flush();
         err.flush();
         System.exit(status);
     }
 
-    /** For tests: a command line with its own broker connector, environment, input and output. */
+    /** For tests: a command line with its own broker connector, environment, input and output; no terminal. */
     static ShoveCli of(Connector connector, Map<String, String> env, InputStream in, PrintWriter out, PrintWriter err) {
-        return new ShoveCli(new Session(connector, env, in, out, err));
+        return new ShoveCli(new Session(connector, env, in, out, err, false));
+    }
+
+    /** For tests: as {@link #of(Connector, Map, InputStream, PrintWriter, PrintWriter)}, as if on a terminal. */
+    static ShoveCli onTerminal(
+            Connector connector, Map<String, String> env, InputStream in, PrintWriter out, PrintWriter err) {
+        return new ShoveCli(new Session(connector, env, in, out, err, true));
+    }
+
+    /**
+     * Whether a person sits at this process: standard input and output are a terminal. {@code System.console()} says
+     * so on Java 21; from Java 22 it returns a console even when redirected, and {@code Console.isTerminal()} (absent
+     * from the Java 21 API this module compiles against) tells.
+     */
+    private static boolean isTerminal() {
+        Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true; // Java 21: a console exists only on a terminal
+        }
     }
 
     /** Runs one command line and returns its exit status. */
@@ -133,14 +158,27 @@ public final class ShoveCli {
         private final InputStream in;
         private final PrintWriter out;
         private final PrintWriter err;
+        private final boolean terminal;
         private boolean verbose;
 
-        Session(Connector connector, Map<String, String> env, InputStream in, PrintWriter out, PrintWriter err) {
+        Session(
+                Connector connector,
+                Map<String, String> env,
+                InputStream in,
+                PrintWriter out,
+                PrintWriter err,
+                boolean terminal) {
             this.connector = Objects.requireNonNull(connector, "connector");
             this.env = Map.copyOf(env);
             this.in = in;
             this.out = out;
             this.err = err;
+            this.terminal = terminal;
+        }
+
+        /** {@return whether a person can answer a question on standard input} */
+        boolean terminal() {
+            return terminal;
         }
 
         Connector connector() {

@@ -187,7 +187,7 @@ class ShoveCliIT {
             again.stop(Duration.ofSeconds(30));
             assertThat(handled).doesNotContain("{\"n\":\"bad-2\"}");
 
-            Run purge = cli(with(topicArgs, "dlq", "purge"));
+            Run purge = cli(with(topicArgs, "dlq", "purge", "--yes"));
             assertThat(purge.status()).as(purge.toString()).isZero();
             assertThat(purge.out()).contains("1 moved");
             assertThat(cli(with(topicArgs, "dlq", "count")).out()).isEqualTo("0\n");

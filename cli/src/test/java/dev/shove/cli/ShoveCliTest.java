@@ -61,6 +61,15 @@ class ShoveCliTest {
 
     /** Runs a command line on the test's in-memory broker (whatever the URI), with {@code stdin} as input. */
     private Result runWithInput(String stdin, String... args) {
+        return runWithInput(false, stdin, args);
+    }
+
+    /** As {@link #runWithInput(String, String...)}, as if a person sat at a terminal and typed {@code stdin}. */
+    private Result runOnTerminal(String stdin, String... args) {
+        return runWithInput(true, stdin, args);
+    }
+
+    private Result runWithInput(boolean terminal, String stdin, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         ShoveCli.Connector shared = new ShoveCli.Connector() {
@@ -75,12 +84,19 @@ class ShoveCliTest {
                 // the test's broker outlives the command
             }
         };
-        int status = ShoveCli.of(
-                        shared,
-                        env,
-                        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                        new PrintWriter(out, true),
-                        new PrintWriter(err, true))
+        int status = (terminal
+                        ? ShoveCli.onTerminal(
+                                shared,
+                                env,
+                                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                                new PrintWriter(out, true),
+                                new PrintWriter(err, true))
+                        : ShoveCli.of(
+                                shared,
+                                env,
+                                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                                new PrintWriter(out, true),
+                                new PrintWriter(err, true)))
                 .run(args);
         return new Result(status, out.toString(), err.toString());
     }
@@ -564,6 +580,40 @@ class ShoveCliTest {
             assertThat(r.out()).contains("2 moved").contains("purged ");
             assertThat(run(args("dlq", "count")).out()).isEqualTo("1\n");
             assertThat(run(args("dlq", "list", "--json")).out()).contains("boom-1");
+        }
+
+        @Test
+        @DisplayName("purge without a filter and without --yes, off a terminal, is a usage error (2) and removes"
+                + " nothing")
+        void purgeEverythingNeedsYes() {
+            deadLetters();
+            Result r = run(args("dlq", "purge"));
+            assertThat(r.status()).isEqualTo(ShoveCli.USAGE);
+            assertThat(r.err()).contains("--yes");
+            assertThat(run(args("dlq", "count")).out()).isEqualTo("3\n");
+
+            Result yes = run(args("dlq", "purge", "--yes", "-q"));
+            assertThat(yes.status()).as(yes.err()).isEqualTo(ShoveCli.OK);
+            assertThat(yes.out()).contains("3 moved");
+            assertThat(run(args("dlq", "count")).out()).isEqualTo("0\n");
+        }
+
+        @Test
+        @DisplayName("purge without a filter on a terminal asks first: anything but yes removes nothing (2), yes"
+                + " removes every dead letter")
+        void purgeEverythingAsksOnTerminal() {
+            deadLetters();
+            Result no = runOnTerminal("no\n", args("dlq", "purge", "-q"));
+            assertThat(no.status()).isEqualTo(ShoveCli.USAGE);
+            assertThat(no.err())
+                    .contains("Remove 3 dead letters of 'payments-dlq' for good?")
+                    .contains("not confirmed");
+            assertThat(run(args("dlq", "count")).out()).isEqualTo("3\n");
+
+            Result yes = runOnTerminal("yes\n", args("dlq", "purge", "-q"));
+            assertThat(yes.status()).as(yes.err()).isEqualTo(ShoveCli.OK);
+            assertThat(yes.out()).contains("3 moved");
+            assertThat(run(args("dlq", "count")).out()).isEqualTo("0\n");
         }
 
         @Test

@@ -160,6 +160,40 @@ abstract class TopologyContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("a topic named like another topic's dead-letter queue is refused at declare, naming both topics and"
+            + " the fix")
+    void topicNamedLikeAnotherTopicsDeadLetterQueueIsRefused() {
+        Topic<Msg> topic = plainTopic("dlq-alias");
+        h().broker().topology().declare(topic);
+        Topic<Msg> alias = Topic.builder(topic.dlq().orElseThrow(), Msg.class)
+                .holdQueue(tier())
+                .build();
+
+        assertThatThrownBy(() -> h().broker().topology().declare(alias))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("'" + alias.name() + "'")
+                .hasMessageContaining("'" + topic.name() + "'")
+                .hasMessageContaining(".dlq(");
+    }
+
+    @Test
+    @DisplayName("a dead-letter queue named like another topic is refused at declare, also when a consumer group"
+            + " declares it")
+    void deadLetterQueueNamedLikeAnotherTopicIsRefused() {
+        Topic<Msg> taken = plainTopic("dlq-taken");
+        h().broker().topology().declare(taken);
+        Topic<Msg> topic =
+                h().topic("dlq-onto").holdQueue(tier()).dlq(taken.name()).build();
+
+        Recorder<Msg> rec = h().acking();
+
+        assertThatThrownBy(() -> h().group().register(topic, config(), () -> rec))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("'" + topic.name() + "'")
+                .hasMessageContaining("'" + taken.name() + "'");
+    }
+
+    @Test
     @DisplayName("ping makes a round trip to the broker while it is open, and fails once it is closed")
     void ping() {
         h().broker().ping(h().patience());

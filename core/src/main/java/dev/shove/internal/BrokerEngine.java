@@ -31,6 +31,14 @@ final class BrokerEngine implements Engine {
     }
 
     @Override
+    public void declare(Topic<?> topic) {
+        if (closed) {
+            throw new IllegalStateException("broker (" + services.transport().name() + ") is closed");
+        }
+        services.declare(topic);
+    }
+
+    @Override
     public Publisher publisher() {
         return publisher;
     }

@@ -1,6 +1,7 @@
 package dev.shove.internal;
 
 import dev.shove.ConnectionHealth;
+import dev.shove.Topic;
 import dev.shove.spi.Capabilities;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
@@ -17,11 +18,13 @@ final class BrokerServices implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final String clientName;
     private final TransportContext context;
+    private final NameGuard names;
 
     BrokerServices(Transport transport, Metrics metrics, TransportContext context) {
         this.context = context;
         this.clientName = context.clientName();
         this.transport = transport;
+        this.names = new NameGuard(transport);
         this.capabilities = transport.capabilities();
         this.metrics = metrics;
         this.watchdog = new Watchdog("shove-watchdog-" + transport.name());
@@ -33,6 +36,11 @@ final class BrokerServices implements AutoCloseable {
 
     public Transport transport() {
         return transport;
+    }
+
+    /** Declares a topic, refusing one whose broker objects another topic of this connection owns. */
+    public void declare(Topic<?> topic) {
+        names.declare(topic);
     }
 
     public Capabilities capabilities() {

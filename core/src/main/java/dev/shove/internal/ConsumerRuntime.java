@@ -140,7 +140,7 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
                 throw new IllegalStateException(
                         "topic '" + topic.name() + "' is already registered in this consumer group");
             }
-            services.transport().declare(topic);
+            services.declare(topic);
             boolean broadcast = topic.isBroadcast();
             List<HandlerInterceptor> interceptors = new ArrayList<>(groupInterceptors);
             interceptors.addAll(spec.options().interceptors());
@@ -204,7 +204,7 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
     @Override
     public void declareReplyTopic(Topic<?> topic) {
         if (!declaredReplyTopics.contains(topic.name())) {
-            services.transport().declare(topic);
+            services.declare(topic);
             declaredReplyTopics.add(topic.name());
         }
     }

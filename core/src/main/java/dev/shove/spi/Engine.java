@@ -17,6 +17,15 @@ import dev.shove.Topic;
  */
 public interface Engine extends AutoCloseable {
 
+    /**
+     * Declares a topic's broker objects through the transport, first refusing a topic whose objects (as {@link
+     * Transport#objectNames(Topic)} names them) another topic declared on this connection owns.
+     *
+     * @param topic the topic to declare
+     * @throws dev.shove.TopologyException when a name is taken or the transport cannot declare the topic
+     */
+    void declare(Topic<?> topic);
+
     /** {@return the publisher; the same instance every time} */
     Publisher publisher();
 

@@ -3,7 +3,9 @@ package dev.shove.spi;
 import dev.shove.Topic;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,6 +48,32 @@ public interface Transport extends AutoCloseable {
      * @throws dev.shove.TopologyException when an object exists with conflicting settings or cannot be created
      */
     void declare(Topic<?> topic);
+
+    /**
+     * The names of the broker objects a topic's declaration creates or uses, each with its role ({@code queue},
+     * {@code shard}, {@code hold tier}, {@code dead-letter queue}), as this broker spells them. The engine refuses a
+     * declaration whose objects another topic already owns (a topic {@code X-dlq} beside topic {@code X}'s
+     * dead-letter queue), so a backend whose broker maps names onto fewer (NATS streams turn {@code .} into
+     * {@code _}) adds the mapped names. The default names every object by its logical name: the topic, its shards,
+     * its hold tiers (per shard too) and its dead-letter queue.
+     *
+     * @param topic the topic about to be declared
+     * @return object name to role, in a stable order
+     * @since 0.1.0
+     */
+    default Map<String, String> objectNames(Topic<?> topic) {
+        Map<String, String> names = new LinkedHashMap<>();
+        names.put(topic.name(), "queue");
+        topic.holdTiers().forEach(t -> names.putIfAbsent(t.queue(), "hold tier"));
+        topic.sequencing().ifPresent(s -> {
+            for (int i = 0; i < s.routingShards(); i++) {
+                names.putIfAbsent(topic.shardName(i), "shard");
+                topic.shardHoldTiers(i).forEach(t -> names.putIfAbsent(t.queue(), "hold tier"));
+            }
+        });
+        topic.dlq().ifPresent(d -> names.putIfAbsent(d, "dead-letter queue"));
+        return names;
+    }
 
     /**
      * Publishes one message to a topic and completes when the broker has durably accepted it (confirmed, acked,

@@ -18,6 +18,7 @@ import dev.shove.spi.TransportContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -80,6 +81,11 @@ final class RecordingTransport implements Transport {
     @Override
     public Capabilities capabilities() {
         return delegate.capabilities();
+    }
+
+    @Override
+    public Map<String, String> objectNames(Topic<?> topic) {
+        return delegate.objectNames(topic);
     }
 
     @Override
