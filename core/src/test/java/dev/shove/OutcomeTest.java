@@ -3,6 +3,7 @@ package dev.shove;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +69,8 @@ class OutcomeTest {
         Duration d = Duration.ofMillis(millis);
         assertThatThrownBy(() -> Outcome.retry(d))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("a retry or defer delay must be positive and at most 7 days, was " + d);
+                .hasMessageContaining(
+                        "a retry or defer delay must be positive and at most 7 days, was " + DurationText.of(d));
         assertThatThrownBy(() -> Outcome.defer(d)).isInstanceOf(IllegalArgumentException.class);
     }
 
