@@ -518,29 +518,19 @@ final class SqsTopology {
     private void subscribe(Topic<?> topic, String topicArn, String queueArn, String queue, @Nullable String dlqArn) {
         requireSns();
         String redrive = dlqArn == null ? null : redrivePolicyOf(dlqArn);
-        for (Subscription s : subscriptions(topicArn)) {
-            if (queueArn.equals(s.endpoint())) {
-                Map<String, String> attributes = SqsErrors.await(
-                                aws.sns(c -> c.getSubscriptionAttributes(r -> r.subscriptionArn(s.subscriptionArn()))),
-                                timeout,
-                                "checking subscription " + s.subscriptionArn())
-                        .attributes();
-                if (!"true".equals(attributes.get("RawMessageDelivery"))) {
-                    throw new TopologyException(("queue '%s' of topic '%s' is subscribed to SNS topic %s without raw"
-                                    + " delivery: set RawMessageDelivery to true on subscription %s")
-                            .formatted(queue, topic.name(), topicArn, s.subscriptionArn()));
-                }
-                if (redrive != null && !dlqArn.equals(redriveTarget(attributes.get("RedrivePolicy")))) {
-                    SqsErrors.await(
-                            aws.sns(c -> c.setSubscriptionAttributes(r -> r.subscriptionArn(s.subscriptionArn())
-                                    .attributeName("RedrivePolicy")
-                                    .attributeValue(redrive))),
-                            timeout,
-                            "setting the redrive policy of subscription " + s.subscriptionArn() + " (queue '" + queue
-                                    + "')");
-                }
-                return;
+        Map.@Nullable Entry<String, Map<String, String>> existing = rawSubscription(topic, topicArn, queueArn, queue);
+        if (existing != null) {
+            String arn = existing.getKey();
+            if (redrive != null
+                    && !dlqArn.equals(redriveTarget(existing.getValue().get("RedrivePolicy")))) {
+                SqsErrors.await(
+                        aws.sns(c -> c.setSubscriptionAttributes(r -> r.subscriptionArn(arn)
+                                .attributeName("RedrivePolicy")
+                                .attributeValue(redrive))),
+                        timeout,
+                        "setting the redrive policy of subscription " + arn + " (queue '" + queue + "')");
             }
+            return;
         }
         Map<String, String> attributes = new HashMap<>();
         attributes.put("RawMessageDelivery", "true");
@@ -615,6 +605,17 @@ final class SqsTopology {
     static final Duration MAX_SEQUENCED_WAIT = SqsConfig.MAX_VISIBILITY.minusHours(1);
 
     private void checkSubscribed(Topic<?> topic, String topicArn, String queueArn, String queueUrl) {
+        if (rawSubscription(topic, topicArn, queueArn, queueUrl) == null) {
+            throw new TopologyException(
+                    "queue %s of topic '%s' is not subscribed to SNS topic %s: subscribe it with raw"
+                                    .formatted(queueUrl, topic.name(), topicArn)
+                            + " delivery");
+        }
+    }
+
+    /** A subscription of the queue to the SNS topic and its attributes, or null; it must have raw delivery. */
+    private Map.@Nullable Entry<String, Map<String, String>> rawSubscription(
+            Topic<?> topic, String topicArn, String queueArn, String queue) {
         for (Subscription s : subscriptions(topicArn)) {
             if (queueArn.equals(s.endpoint())) {
                 Map<String, String> attributes = SqsErrors.await(
@@ -625,14 +626,12 @@ final class SqsTopology {
                 if (!"true".equals(attributes.get("RawMessageDelivery"))) {
                     throw new TopologyException(("queue %s of topic '%s' is subscribed to SNS topic %s without raw"
                                     + " delivery: set RawMessageDelivery to true on subscription %s")
-                            .formatted(queueUrl, topic.name(), topicArn, s.subscriptionArn()));
+                            .formatted(queue, topic.name(), topicArn, s.subscriptionArn()));
                 }
-                return;
+                return Map.entry(s.subscriptionArn(), attributes);
             }
         }
-        throw new TopologyException("queue %s of topic '%s' is not subscribed to SNS topic %s: subscribe it with raw"
-                        .formatted(queueUrl, topic.name(), topicArn)
-                + " delivery");
+        return null;
     }
 
     private List<Subscription> subscriptions(String topicArn) {
