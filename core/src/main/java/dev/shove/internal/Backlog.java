@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * One registration's backlog as the broker reports it ({@link Transport#stats}), read at most once per interval and
  * shared by the autoscaler and the backlog gauges, so both see the same numbers. A gauge read (a scrape) never waits
  * on the broker: it returns the last figures and, when they are older than the interval, starts one refresh in the
- * background. Nothing is read while nobody asks, so idle registrations without meters or autoscaler cost nothing.
+ * background. Nothing is read while nobody asks (but for one read as a registration starts, when a meter registry was
+ * given, so the gauges have figures for the first scrape), so idle registrations without meters or autoscaler cost
+ * nothing.
  * Thread-safe.
  */
 final class Backlog {
