@@ -64,7 +64,6 @@ final class JsonCodec<M> implements Codec<M> {
     private final ObjectWriter writer;
     private final String name;
     private final Type messageType;
-    private final boolean strict;
 
     private JsonCodec(ObjectMapper mapper, JavaType type, Type messageType, boolean strict) {
         ObjectReader r = mapper.readerFor(type);
@@ -72,7 +71,6 @@ final class JsonCodec<M> implements Codec<M> {
         this.writer = mapper.writerFor(type);
         this.name = "json(" + type.toCanonical() + ")";
         this.messageType = messageType;
-        this.strict = strict;
     }
 
     static <M> JsonCodec<M> of(Class<M> type) {
@@ -157,7 +155,7 @@ final class JsonCodec<M> implements Codec<M> {
         String original = String.valueOf(e.getOriginalMessage());
         String firstLine = original.lines().findFirst().orElse("");
         String message;
-        if (strict && firstLine.startsWith(MISSING)) {
+        if (firstLine.startsWith(MISSING)) { // the rule's, or a @JsonProperty(required = true) a lenient codec keeps
             message = "required field '" + path + "' is missing";
         } else if (firstLine.startsWith(NULL_PRIMITIVE)) {
             message = "field '" + path + "' is null, but its type " + typeOf(firstLine) + " cannot be null";
