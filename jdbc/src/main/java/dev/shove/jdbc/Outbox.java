@@ -154,11 +154,7 @@ public final class Outbox {
         try {
             Dialect dialect = Dialect.of(connection);
             if (key != null) {
-                try (PreparedStatement lock = connection.prepareStatement(dialect.lockKey(tables.outboxKeys()))) {
-                    lock.setString(1, topic.name());
-                    lock.setString(2, key);
-                    lock.executeUpdate();
-                }
+                lockKey(connection, dialect, topic.name(), key);
             }
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + tables.outbox()
                     + " (topic, msg_key, message_id, headers, payload, content_type, created_at, status, attempts)"
@@ -185,6 +181,43 @@ public final class Outbox {
                     e);
         }
         return messageId;
+    }
+
+    /**
+     * Takes the key's row in the keys table, creating it if needed, so that a second transaction writing the key waits
+     * for this one to end: its outbox row then gets a higher id, and the relay sees the key's rows in commit order.
+     */
+    private void lockKey(Connection connection, Dialect dialect, String topic, String key) throws SQLException {
+        if (dialect != Dialect.H2) {
+            try (PreparedStatement lock = connection.prepareStatement(dialect.lockKey(tables.outboxKeys()))) {
+                lock.setString(1, topic);
+                lock.setString(2, key);
+                lock.executeUpdate();
+            }
+            return;
+        }
+        // H2 has no upsert that both waits for a concurrent first insert and increments: update, else insert, and
+        // when another transaction inserted the row meanwhile, update again (waiting for it).
+        for (int attempt = 0; ; attempt++) {
+            try (PreparedStatement update = connection.prepareStatement(dialect.lockKey(tables.outboxKeys()))) {
+                update.setString(1, topic);
+                update.setString(2, key);
+                if (update.executeUpdate() > 0) {
+                    return;
+                }
+            }
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT INTO " + tables.outboxKeys() + " (topic, msg_key, writes) VALUES (?, ?, 1)")) {
+                insert.setString(1, topic);
+                insert.setString(2, key);
+                insert.executeUpdate();
+                return;
+            } catch (SQLException e) {
+                if (attempt > 0 || e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

@@ -123,6 +123,7 @@ public final class OutboxRelay implements AutoCloseable {
     private @Nullable Thread thread;
     private @Nullable Dialect dialect;
     private long lastRefresh = Long.MIN_VALUE;
+    private @Nullable Connection connection; // the relay thread's (or relayOnce's caller's) alone
 
     private OutboxRelay(Builder b, Sender sender) {
         this.dataSource = b.dataSource;
@@ -250,6 +251,7 @@ public final class OutboxRelay implements AutoCloseable {
             if (waiter != null) {
                 waiter.close();
             }
+            discardConnection();
         }
     }
 
@@ -306,26 +308,60 @@ public final class OutboxRelay implements AutoCloseable {
     private record Row(long id, Topic<?> topic, @Nullable String key, String messageId, OutboundMessage message) {}
 
     private Round relayRound() {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            int isolation = c.getTransactionIsolation();
+        Connection c = null;
+        try {
+            c = connection();
+            Round round = relayRound(c);
+            c.commit();
+            return round;
+        } catch (SQLException | RuntimeException e) {
+            if (c != null) {
+                rollback(c);
+            }
+            discardConnection(); // it may be broken: the next round opens a new one
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new DatabaseException("outbox relay of table '" + tables.outbox() + "' failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The relay's own connection, kept from round to round (a pool would hand out one per round just as well; without
+     * a pool, a new connection per round would cost more than the round), in read committed: MariaDB's default
+     * repeatable read would lock the gaps between claimed rows and make writers wait for the round.
+     */
+    private Connection connection() throws SQLException {
+        Connection c = connection;
+        if (c == null) {
+            c = dataSource.getConnection();
             try {
-                // Read committed: MariaDB's default repeatable read would lock the gaps between claimed rows and make
-                // writers wait for the round.
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(false);
-                Round round = relayRound(c);
-                c.commit();
-                return round;
-            } catch (SQLException | RuntimeException e) {
-                rollback(c);
+            } catch (SQLException e) {
+                c.close();
                 throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
-                c.setTransactionIsolation(isolation);
             }
-        } catch (SQLException e) {
-            throw new DatabaseException("outbox relay of table '" + tables.outbox() + "' failed: " + e.getMessage(), e);
+            connection = c;
+        }
+        return c;
+    }
+
+    private void discardConnection() {
+        Connection c = connection;
+        connection = null;
+        if (c != null) {
+            try {
+                c.rollback();
+                c.setAutoCommit(true);
+            } catch (SQLException e) {
+                // broken: closing it is all that is left
+            }
+            try {
+                c.close();
+            } catch (SQLException e) {
+                // nothing more to release
+            }
         }
     }
 
@@ -518,8 +554,8 @@ public final class OutboxRelay implements AutoCloseable {
             return;
         }
         lastRefresh = now;
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement(
+        try (PreparedStatement s = connection()
+                .prepareStatement(
                         "SELECT status, COUNT(*), MIN(created_at) FROM " + tables.outbox() + " GROUP BY status")) {
             long p = 0;
             long f = 0;
@@ -537,7 +573,9 @@ public final class OutboxRelay implements AutoCloseable {
             pending.set(p);
             failed.set(f);
             oldestMillis.set(p == 0 ? -1 : oldest);
+            connection().commit();
         } catch (SQLException e) {
+            discardConnection();
             log.debug("outbox relay of table '{}' cannot refresh its meters: {}", tables.outbox(), e.getMessage());
         }
     }
@@ -565,6 +603,9 @@ public final class OutboxRelay implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (t == null || !t.isAlive()) {
+            discardConnection(); // relayOnce's, when the relay was never started
         }
         if (registry != null) {
             meters.forEach(registry::remove);

@@ -1,0 +1,8 @@
+package dev.shove.jdbc;
+
+class OutboxPostgreSqlIT extends OutboxContract {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRESQL;
+    }
+}
