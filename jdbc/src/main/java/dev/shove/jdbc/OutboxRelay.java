@@ -211,6 +211,9 @@ public final class OutboxRelay implements AutoCloseable {
         Waiter waiter = listen && dialect == Dialect.POSTGRESQL ? new PgListener(dataSource, tables.outbox()) : null;
         Duration idle = minPoll;
         Duration backoff = FIRST_BACKOFF;
+        if (waiter != null) {
+            waiter.healthy(); // listen before the first round: a commit after that round then wakes the relay
+        }
         try {
             while (running) {
                 Round round;
