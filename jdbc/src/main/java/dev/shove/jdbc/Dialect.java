@@ -64,10 +64,6 @@ enum Dialect {
 
     /** {@return the row-locking suffix of a claim: rows another relay holds are passed over, not waited for} */
     String skipLocked() {
-        return switch (this) {
-            case POSTGRESQL, MARIADB -> " FOR UPDATE SKIP LOCKED";
-            // H2 has no SKIP LOCKED: a second relay waits for the first one's claim instead of passing it by.
-            case H2 -> " FOR UPDATE";
-        };
+        return " FOR UPDATE SKIP LOCKED"; // PostgreSQL 9.5+, MariaDB 10.6+, MySQL 8.0+, H2 2.x
     }
 }

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The transactional outbox: {@link #publish(Connection, Topic, Object) publish} writes a message into the outbox table
@@ -332,9 +331,5 @@ public final class Outbox {
                     "cannot put failed rows of outbox table '%s' back: %s".formatted(tables.outbox(), e.getMessage()),
                     e);
         }
-    }
-
-    static @Nullable String nullIfBlank(@Nullable String s) {
-        return s == null || s.isBlank() ? null : s;
     }
 }

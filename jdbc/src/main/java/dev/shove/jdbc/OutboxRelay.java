@@ -43,8 +43,7 @@ import org.slf4j.LoggerFactory;
  * batches, oldest first, with no order promised beyond that.
  *
  * <p><b>Several relays.</b> Any number of application instances may relay one table: on PostgreSQL and MariaDB rows
- * are claimed with {@code FOR UPDATE SKIP LOCKED}, so two relays never claim one row (nor one key) at once. H2 has no
- * {@code SKIP LOCKED}: there, run one relay per table.
+ * are claimed with {@code FOR UPDATE SKIP LOCKED} (H2 too), so two relays never claim one row (nor one key) at once.
  *
  * <p><b>Waiting.</b> An idle relay polls with a backoff from {@link Builder#pollInterval min to max}; on PostgreSQL it
  * also listens for the outbox's commit notifications and starts at once. When the broker or the database fails, the
@@ -292,13 +291,20 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Runs one round on the calling thread: claims up to the batch size of rows, publishes them and settles them.
-     * For tests and for applications that drive the relay themselves; do not call it on a started relay.
+     * For tests and for applications that drive the relay themselves, instead of {@link #start()}.
      *
      * @return how many rows were published
+     * @throws IllegalStateException when the relay was started or closed
      * @throws DatabaseException when the database fails
      */
     public int relayOnce() {
-        return relayRound().published();
+        synchronized (lock) {
+            if (closed || thread != null) {
+                throw new IllegalStateException("outbox relay of table '" + tables.outbox() + "' is "
+                        + (closed ? "closed" : "started: its thread runs the rounds"));
+            }
+            return relayRound().published();
+        }
     }
 
     record Round(
@@ -380,11 +386,11 @@ public final class OutboxRelay implements AutoCloseable {
         Dialect d = dialect != null ? dialect : Dialect.of(c);
         dialect = d;
         List<Row> rows = new ArrayList<>();
-        claim(c, claimSequenced + limit(d, batchSize) + d.skipLocked(), batchSize, rows);
+        claim(c, claimSequenced + " LIMIT " + batchSize + d.skipLocked(), batchSize, rows);
         if (rows.size() < batchSize) {
             claim(
                     c,
-                    claimUnsequenced + limit(d, batchSize - rows.size()) + d.skipLocked(),
+                    claimUnsequenced + " LIMIT " + (batchSize - rows.size()) + d.skipLocked(),
                     batchSize - rows.size(),
                     rows);
         }
@@ -472,10 +478,6 @@ public final class OutboxRelay implements AutoCloseable {
             }
         }
         return new Round(rows.size(), published.size(), refused.size(), later.size(), lastError);
-    }
-
-    private static String limit(Dialect d, int n) {
-        return " LIMIT " + n;
     }
 
     private void claim(Connection c, String sql, int max, List<Row> into) throws SQLException {
