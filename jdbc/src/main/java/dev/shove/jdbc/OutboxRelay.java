@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -38,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * was written with, and deletes a row only once the broker confirmed it, all in one database transaction, so a crash
  * anywhere before that commit publishes the rows again (at least once, the same message id each time).
  *
- * <p><b>Order.</b> Rows of a sequenced topic are published per key in commit order: a round claims only the oldest
- * pending row of each key, and no later row of that key is claimed before it is gone. Rows of other topics go in
- * batches, oldest first, with no order promised beyond that.
+ * <p><b>Order.</b> Rows of a sequenced topic are published per key in commit order: a round claims a key only
+ * through its oldest pending row, then takes the key's later rows, and publishes them one after the other, each once
+ * the one before it was confirmed; the first that fails stops the key for the round. Keys go in parallel. Rows of
+ * other topics go in batches, oldest first, with no order promised beyond that.
  *
  * <p><b>Several relays.</b> Any number of application instances may relay one table: on PostgreSQL and MariaDB rows
  * are claimed with {@code FOR UPDATE SKIP LOCKED} (H2 too), so two relays never claim one row (nor one key) at once.
@@ -111,6 +113,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final Clock clock;
     private final String claimUnsequenced;
     private final String claimSequenced;
+    private final String claimFollowers;
 
     private final Object lock = new Object();
     private final AtomicLong pending = new AtomicLong();
@@ -146,6 +149,8 @@ public final class OutboxRelay implements AutoCloseable {
                 + ") AND o.id = (SELECT MIN(h.id)"
                 + " FROM " + tables.outbox() + " h WHERE h.status = '" + Outbox.PENDING
                 + "' AND h.topic = o.topic AND h.msg_key = o.msg_key) ORDER BY o.id";
+        this.claimFollowers = "SELECT " + columns + " FROM " + tables.outbox() + " WHERE status = '" + Outbox.PENDING
+                + "' AND topic = ? AND msg_key = ? AND id > ? ORDER BY id";
     }
 
     /**
@@ -385,64 +390,69 @@ public final class OutboxRelay implements AutoCloseable {
     private Round relayRound(Connection c) throws SQLException {
         Dialect d = dialect != null ? dialect : Dialect.of(c);
         dialect = d;
-        List<Row> rows = new ArrayList<>();
-        claim(c, claimSequenced + " LIMIT " + batchSize + d.skipLocked(), batchSize, rows);
-        if (rows.size() < batchSize) {
-            claim(
-                    c,
-                    claimUnsequenced + " LIMIT " + (batchSize - rows.size()) + d.skipLocked(),
-                    batchSize - rows.size(),
-                    rows);
+        // A chain is one key's rows in id order (or one row of an unsequenced topic): published one after the other,
+        // each only once the one before it was confirmed; chains go in parallel.
+        List<List<Row>> chains = new ArrayList<>();
+        List<Row> heads = new ArrayList<>();
+        claim(c, claimSequenced + " LIMIT " + batchSize + d.skipLocked(), batchSize, heads);
+        int total = heads.size();
+        for (Row head : heads) {
+            List<Row> chain = new ArrayList<>();
+            chain.add(head);
+            if (total < batchSize) {
+                total += followers(c, head, batchSize - total, chain);
+            }
+            chains.add(chain);
         }
-        if (rows.isEmpty()) {
+        if (total < batchSize) {
+            List<Row> free = new ArrayList<>();
+            claim(c, claimUnsequenced + " LIMIT " + (batchSize - total) + d.skipLocked(), batchSize - total, free);
+            free.forEach(row -> chains.add(List.of(row)));
+        }
+        if (chains.isEmpty()) {
             return new Round(0, 0, 0, 0, null);
         }
-        List<CompletableFuture<Void>> results = new ArrayList<>(rows.size());
-        for (Row row : rows) {
-            CompletableFuture<Void> result;
-            try {
-                result = sender.publish(row.topic(), row.message());
-            } catch (RuntimeException e) {
-                result = CompletableFuture.failedFuture(e);
-            }
-            results.add(result);
-        }
         long deadline = System.nanoTime() + publishTimeout.toNanos();
+        Map<Long, Throwable> failures = new java.util.concurrent.ConcurrentHashMap<>();
+        Set<Long> confirmed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        List<CompletableFuture<Void>> running = new ArrayList<>(chains.size());
+        for (List<Row> chain : chains) {
+            running.add(publishChain(chain, 0, deadline, confirmed, failures));
+        }
+        try {
+            CompletableFuture.allOf(running.toArray(CompletableFuture[]::new))
+                    .get(publishTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // each row's own result (or its absence) decides below
+        }
         List<Long> published = new ArrayList<>();
         List<Row> refused = new ArrayList<>();
         List<String> refusedReasons = new ArrayList<>();
         List<Row> later = new ArrayList<>();
         String lastError = null;
-        for (int i = 0; i < rows.size(); i++) {
-            Row row = rows.get(i);
-            Throwable failure = null;
-            try {
-                results.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | CompletionException e) {
-                failure = e.getCause() != null ? e.getCause() : e;
-            } catch (TimeoutException e) {
-                failure = new TimeoutException("the broker did not confirm within " + publishTimeout);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = e;
-            }
-            while (failure instanceof CompletionException && failure.getCause() != null) {
-                failure = failure.getCause();
-            }
-            if (failure == null) {
-                published.add(row.id());
-            } else if (isPermanent(failure)) {
-                refused.add(row);
-                refusedReasons.add(describe(failure));
-                log.warn(
-                        "outbox row {} (topic '{}', message id {}) was refused by the broker and set aside as failed: {}",
-                        row.id(),
-                        row.topic().name(),
-                        row.messageId(),
-                        describe(failure));
-            } else {
-                later.add(row);
-                lastError = describe(failure);
+        for (List<Row> chain : chains) {
+            for (Row row : chain) {
+                Throwable failure = failures.get(row.id());
+                if (confirmed.contains(row.id())) {
+                    published.add(row.id());
+                } else if (failure == null) {
+                    break; // not tried: an earlier row of its key failed; the rest of the chain waits
+                } else if (isPermanent(failure)) {
+                    refused.add(row);
+                    refusedReasons.add(describe(failure));
+                    log.warn(
+                            "outbox row {} (topic '{}', message id {}) was refused by the broker and set aside as"
+                                    + " failed: {}",
+                            row.id(),
+                            row.topic().name(),
+                            row.messageId(),
+                            describe(failure));
+                } else {
+                    later.add(row);
+                    lastError = describe(failure);
+                }
             }
         }
         if (!published.isEmpty()) {
@@ -477,7 +487,72 @@ public final class OutboxRelay implements AutoCloseable {
                 attempt.executeBatch();
             }
         }
-        return new Round(rows.size(), published.size(), refused.size(), later.size(), lastError);
+        int claimed = chains.stream().mapToInt(List::size).sum();
+        return new Round(claimed, published.size(), refused.size(), later.size(), lastError);
+    }
+
+    /** Publishes {@code chain} from {@code i} on, each row once the one before it was confirmed; stops at a failure. */
+    private CompletableFuture<Void> publishChain(
+            List<Row> chain, int i, long deadline, Set<Long> confirmed, Map<Long, Throwable> failures) {
+        if (i == chain.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Row row = chain.get(i);
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            failures.put(row.id(), new TimeoutException("the broker did not confirm within " + publishTimeout));
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> sent;
+        try {
+            sent = sender.publish(row.topic(), row.message());
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.thenApply(ok -> ok) // a copy: the timeout below must not complete the transport's own future
+                .orTimeout(left, TimeUnit.NANOSECONDS)
+                .handle((ok, failure) -> {
+                    if (failure == null) {
+                        confirmed.add(row.id());
+                        return true;
+                    }
+                    Throwable cause = failure;
+                    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                            && cause.getCause() != null) {
+                        cause = cause.getCause();
+                    }
+                    failures.put(
+                            row.id(),
+                            cause instanceof TimeoutException
+                                    ? new TimeoutException("the broker did not confirm within " + publishTimeout)
+                                    : cause);
+                    return false;
+                })
+                .thenCompose(ok -> ok
+                        ? publishChain(chain, i + 1, deadline, confirmed, failures)
+                        : CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * Claims the pending rows of {@code head}'s key after it, in id order, up to {@code max}, into {@code chain}. No
+     * other relay can hold one of them: a relay claims a key's row only as the key's oldest pending row, and this
+     * relay holds that one.
+     *
+     * @return how many rows were added
+     */
+    private int followers(Connection c, Row head, int max, List<Row> chain) throws SQLException {
+        int before = chain.size();
+        try (PreparedStatement s = c.prepareStatement(claimFollowers + " LIMIT " + max + " FOR UPDATE")) {
+            s.setString(1, head.topic().name());
+            s.setString(2, Objects.requireNonNull(head.key()));
+            s.setLong(3, head.id());
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next() && chain.size() - before < max) {
+                    chain.add(row(rs));
+                }
+            }
+        }
+        return chain.size() - before;
     }
 
     private void claim(Connection c, String sql, int max, List<Row> into) throws SQLException {

@@ -204,6 +204,35 @@ abstract class OutboxContract {
     }
 
     @Test
+    @DisplayName("one round publishes a key's rows one after the other, and stops the key at the first that fails")
+    void oneRoundPublishesAKeyInOrderAndStopsAtAFailure() throws Exception {
+        String[] third = new String[1];
+        commit(c -> {
+            for (int i = 0; i < 6; i++) {
+                String id = outbox.publish(c, STEPS, new Step("k", i));
+                if (i == 2) {
+                    third[0] = id;
+                }
+            }
+        });
+        Senders.Recording sender = new Senders.Recording();
+        java.util.concurrent.atomic.AtomicBoolean failOnce = new java.util.concurrent.atomic.AtomicBoolean(true);
+        OutboxRelay.Sender flaky = (topic, message) ->
+                third[0].equals(message.headers().get(ShoveHeaders.MESSAGE_ID)) && failOnce.getAndSet(false)
+                        ? java.util.concurrent.CompletableFuture.failedFuture(
+                                new dev.shove.PublishException("timeout (test)", null, true))
+                        : sender.publish(topic, message);
+        try (OutboxRelay relay = relay(flaky).build()) {
+            assertThat(relay.relayOnce()).isEqualTo(2);
+            assertThat(pending()).isEqualTo(4);
+            assertThat(relay.relayOnce()).isEqualTo(4);
+        }
+        assertThat(sender.sent)
+                .extracting(s -> STEPS.codec().decode(s.message().payload()).seq())
+                .containsExactly(0, 1, 2, 3, 4, 5);
+    }
+
+    @Test
     @DisplayName(
             "a transaction writing a key waits for an open one that wrote it first, so the relay sees commit order")
     void concurrentWritersOfOneKeyInCommitOrder() throws Exception {
