@@ -71,10 +71,6 @@ public final class Outbox {
         return of(ShoveTables.ofDefaults());
     }
 
-    static Outbox of(ShoveTables tables, Clock clock) {
-        return new Outbox(tables, clock);
-    }
-
     /** {@return the tables this outbox writes to} */
     public ShoveTables tables() {
         return tables;

@@ -468,7 +468,7 @@ public final class OutboxRelay implements AutoCloseable {
             try (PreparedStatement fail = c.prepareStatement("UPDATE " + tables.outbox() + " SET status = '"
                     + Outbox.FAILED + "', attempts = attempts + 1, last_error = ?, failed_at = ? WHERE id = ?")) {
                 for (int i = 0; i < refused.size(); i++) {
-                    fail.setString(1, ShoveTables.truncate(refusedReasons.get(i), MAX_ERROR_LENGTH));
+                    fail.setString(1, truncate(refusedReasons.get(i), MAX_ERROR_LENGTH));
                     fail.setLong(2, clock.millis());
                     fail.setLong(3, refused.get(i).id());
                     fail.addBatch();
@@ -480,7 +480,7 @@ public final class OutboxRelay implements AutoCloseable {
             try (PreparedStatement attempt = c.prepareStatement(
                     "UPDATE " + tables.outbox() + " SET attempts = attempts + 1, last_error = ? WHERE id = ?")) {
                 for (Row row : later) {
-                    attempt.setString(1, ShoveTables.truncate(lastError, MAX_ERROR_LENGTH));
+                    attempt.setString(1, truncate(lastError, MAX_ERROR_LENGTH));
                     attempt.setLong(2, row.id());
                     attempt.addBatch();
                 }
@@ -589,6 +589,13 @@ public final class OutboxRelay implements AutoCloseable {
         }
         return new Row(
                 id, topic, key, messageId, new OutboundMessage(payload, headers, routingKey, shard, contentType));
+    }
+
+    private static @Nullable String truncate(@Nullable String text, int max) {
+        if (text == null || text.length() <= max) {
+            return text;
+        }
+        return text.substring(0, max - 1) + "…";
     }
 
     private static boolean isPermanent(Throwable failure) {

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The names of shove-jdbc's three tables, and the calls that create and check them: the outbox ({@value
@@ -260,12 +259,5 @@ public record ShoveTables(String outbox, String outboxKeys, String inbox) {
                             + "dev/shove/jdbc/<database>.sql from the shove-jdbc jar",
                     null);
         }
-    }
-
-    static @Nullable String truncate(@Nullable String text, int max) {
-        if (text == null || text.length() <= max) {
-            return text;
-        }
-        return text.substring(0, max - 1) + "…";
     }
 }
