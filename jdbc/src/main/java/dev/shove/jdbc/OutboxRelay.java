@@ -254,7 +254,11 @@ public final class OutboxRelay implements AutoCloseable {
                 pause(waiter, idle, true);
                 idle = min(idle.multipliedBy(2), maxPoll);
             }
+        } catch (Error e) {
+            log.error("outbox relay of table '{}' stopped: {}", tables.outbox(), e.toString(), e);
+            throw e;
         } finally {
+            running = false; // isRunning() tells the truth however the loop ended
             if (waiter != null) {
                 waiter.close();
             }
