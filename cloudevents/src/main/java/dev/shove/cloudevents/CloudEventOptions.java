@@ -212,6 +212,10 @@ public final class CloudEventOptions {
                 throw new IllegalArgumentException("header '" + name + "' uses shove's reserved prefix '"
                         + ShoveHeaders.PREFIX + "'; the event's id is its message id, set it with id(...)");
             }
+            if (name.equalsIgnoreCase(HeaderConvention.CONTENT_TYPE_HEADER)) {
+                throw new IllegalArgumentException("header '" + name + "' is the event's datacontenttype, which is the"
+                        + " content type of the topic's data codec; give the topic another codec to change it");
+            }
             if (headers.putIfAbsent(name, value) != null) {
                 throw new IllegalArgumentException(
                         "header '" + name + "' is already set to '" + headers.get(name) + "'");

@@ -75,6 +75,14 @@ class CloudEventTopicTest {
     }
 
     @Test
+    @DisplayName("an option header content-type is refused: the data codec gives datacontenttype")
+    void contentTypeHeader() {
+        assertThatThrownBy(() -> CloudEventOptions.builder().header("Content-Type", "text/plain"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("content type of the topic's data codec");
+    }
+
+    @Test
     @DisplayName("an option header under shove's reserved prefix is refused, pointing to id(...)")
     void reservedHeader() {
         assertThatThrownBy(() -> CloudEventOptions.builder().header("shove-message-id", "x"))
