@@ -63,6 +63,15 @@ public interface Codec<M> {
      * JSON through a shared Jackson {@link ObjectMapper}: Java time types supported, unknown properties ignored (so
      * producers can add fields), no default typing (payloads never choose the class that is instantiated).
      *
+     * <p>Strict about the fields it needs: a message that lacks a required field, or has JSON null where the Java type
+     * is a primitive, fails to decode, and the error names the field ({@code required field 'cents' is missing}); the
+     * message is then settled by the decode-failure policy (by default dead-lettered) and never reaches the handler.
+     * Required are the components of a record and the parameters of a {@code @JsonCreator}, except those whose type
+     * is an {@code Optional} (absent reads as empty) and those annotated {@code @Nullable} or {@code
+     * @JsonProperty(isRequired = OptBoolean.FALSE)} (absent reads as null). A property a class sets through a field or a setter is never
+     * required: when absent it keeps the value the class's constructor gave it. A JSON null for a reference type is
+     * accepted as null. {@link #jsonBuilder(Class)} builds a {@linkplain JsonCodecBuilder#lenient() lenient} codec.
+     *
      * @param type the message class
      * @param <M> the message type
      * @return a thread-safe JSON codec
@@ -72,7 +81,8 @@ public interface Codec<M> {
     }
 
     /**
-     * JSON for a generic type, e.g. {@code Codec.json(new TypeReference<List<Order>>() {})}.
+     * JSON for a generic type, e.g. {@code Codec.json(new TypeReference<List<Order>>() {})}, strict as {@link
+     * #json(Class)} is.
      *
      * @param type the message type, generics included
      * @param <M> the message type
@@ -83,15 +93,40 @@ public interface Codec<M> {
     }
 
     /**
-     * JSON through the given mapper, for applications that configure Jackson themselves.
+     * JSON through the given mapper, for applications that configure Jackson themselves, strict as {@link
+     * #json(Class)} is; the same as {@code jsonBuilder(type).mapper(mapper).build()} (see {@link
+     * JsonCodecBuilder#mapper}).
      *
      * @param type the message class
-     * @param mapper the mapper to read and write with; it must not change after this call
+     * @param mapper the mapper to read and write with; copied here, so later changes do not reach the codec
      * @param <M> the message type
      * @return a JSON codec, thread-safe as the mapper is
+     * @throws IllegalArgumentException if the mapper's class does not support {@link ObjectMapper#copy()}
      */
     static <M> Codec<M> json(Class<M> type, ObjectMapper mapper) {
         return JsonCodec.of(type, mapper);
+    }
+
+    /**
+     * Starts a JSON codec with other settings: an own mapper, or {@linkplain JsonCodecBuilder#lenient() leniency}.
+     *
+     * @param type the message class
+     * @param <M> the message type
+     * @return a builder that, given nothing, builds what {@link #json(Class)} returns
+     */
+    static <M> JsonCodecBuilder<M> jsonBuilder(Class<M> type) {
+        return new JsonCodecBuilder<>(type);
+    }
+
+    /**
+     * Starts a JSON codec for a generic type with other settings (see {@link #jsonBuilder(Class)}).
+     *
+     * @param type the message type, generics included
+     * @param <M> the message type
+     * @return a builder that, given nothing, builds what {@link #json(TypeReference)} returns
+     */
+    static <M> JsonCodecBuilder<M> jsonBuilder(TypeReference<M> type) {
+        return new JsonCodecBuilder<>(type.getType());
     }
 
     /** {@return the identity codec: the payload is the message} Bytes are delivered exactly as published. */

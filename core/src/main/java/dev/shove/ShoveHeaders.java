@@ -5,8 +5,9 @@ import java.util.Locale;
 
 /**
  * The headers shove owns. They all start with {@value #PREFIX}; the prefix is reserved, so publishing a header that
- * starts with it (in any case) fails with an {@link IllegalArgumentException}. Every other header a publisher sets
- * survives every hop (hold tiers, dead-letter queue, retries).
+ * starts with it (in any case) fails with an {@link IllegalArgumentException}, except {@value #MESSAGE_ID} spelled
+ * exactly so, which gives the message an id of the caller's choosing (see {@link Publisher}). Every other header a
+ * publisher sets survives every hop (hold tiers, dead-letter queue, retries).
  *
  * <table>
  *   <caption>Headers shove writes</caption>
@@ -34,7 +35,7 @@ public final class ShoveHeaders {
     /** The reserved prefix of every shove header. */
     public static final String PREFIX = "shove-";
 
-    /** A unique id written on publish and kept by every copy. */
+    /** A unique id written on publish (or given by the caller) and kept by every copy. */
     public static final String MESSAGE_ID = "shove-message-id";
     /** Retries spent, written on retry copies; absent means 0. */
     public static final String RETRY_COUNT = "shove-retry-count";

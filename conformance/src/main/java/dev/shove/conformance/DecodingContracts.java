@@ -1,6 +1,7 @@
 package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.shove.DecodeFailurePolicy;
 import dev.shove.Outcome;
@@ -110,6 +111,49 @@ abstract class DecodingContracts<B> extends Contracts<B> {
                         () -> h().count("shove.messages.discarded", "topic", topic.name(), "reason", "decode") == 1);
         dead.assertNoMoreDeaths(0);
         rec.assertNoMoreCalls(1);
+        assertThat(rec.messages()).containsExactly(Msg.of(1));
+    }
+
+    @Test
+    @DisplayName("a JSON message of the wrong shape (a required field missing, a primitive null) never reaches the"
+            + " handler: it is dead-lettered as decode-failed, the reason naming the field")
+    void wrongShapeDeadLettered() {
+        Topic<Msg> topic = plainTopic("decode-shape");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
+        Recorder<byte[]> dead = h().deadLetterReader(topic);
+        byte[] missing = "{\"id\":\"o-1\",\"n\":5}".getBytes(StandardCharsets.UTF_8);
+        byte[] nullPrimitive = "{\"key\":\"k\",\"n\":null}".getBytes(StandardCharsets.UTF_8);
+        h().publisher().publish(h().rawTwin(topic), missing);
+        h().publisher().publish(h().rawTwin(topic), nullPrimitive);
+
+        var deaths = dead.awaitDeaths(2);
+        assertThat(deaths)
+                .extracting(d -> new String(d.message(), StandardCharsets.UTF_8), Recorder.Death::reason)
+                .containsExactlyInAnyOrder(
+                        tuple(
+                                new String(missing, StandardCharsets.UTF_8),
+                                "decode-failed: json(" + Msg.class.getName() + "): required field 'key' is missing"),
+                        tuple(
+                                new String(nullPrimitive, StandardCharsets.UTF_8),
+                                "decode-failed: json(" + Msg.class.getName()
+                                        + "): field 'n' is null, but its type int cannot be null"));
+        assertThat(deaths).allSatisfy(d -> assertThat(d.retryCount()).isZero());
+        assertThat(rec.calls()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a JSON message with fields its type does not know is handled: producers may add fields")
+    void unknownFieldsTolerated() {
+        Topic<Msg> topic = plainTopic("decode-added");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher()
+                .publish(
+                        h().rawTwin(topic),
+                        "{\"key\":\"k\",\"n\":1,\"addedLater\":{\"x\":[1,2]}}".getBytes(StandardCharsets.UTF_8));
+
+        rec.awaitCalls(1);
         assertThat(rec.messages()).containsExactly(Msg.of(1));
     }
 

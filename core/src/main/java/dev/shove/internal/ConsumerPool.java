@@ -82,7 +82,7 @@ final class ConsumerPool<T, C> {
         this.handlers = handlers;
         this.interceptors = interceptors;
         this.engineContext = engineContext;
-        this.backlog = new Backlog(topic, group, engineContext.services().transport());
+        this.backlog = new Backlog(topic, group, engineContext.services().transport(), this::backlogRead);
         this.backlogView = new Backlog.View() {
             @Override
             public @Nullable QueueStats stats() {
@@ -106,12 +106,20 @@ final class ConsumerPool<T, C> {
         };
     }
 
+    /** Hands the broker's figures of a backlog read to this registration's backlog gauges. */
+    private void backlogRead(QueueStats stats) {
+        engineContext.services().metrics().backlog(topic.name(), metricGroup).figures(backlogView, stats);
+    }
+
     synchronized void start() {
         if (started) {
             return;
         }
         started = true;
-        engineContext.services().metrics().backlog(topic.name(), metricGroup).set(backlogView);
+        engineContext.services().metrics().backlog(topic.name(), metricGroup).attach(backlogView);
+        if (engineContext.services().context().observed()) {
+            backlogView.stats(); // the first read starts now, so the broker's figures are there for the first scrape
+        }
         for (int i = 0; i < min; i++) {
             addConsumer();
         }
@@ -439,7 +447,7 @@ final class ConsumerPool<T, C> {
                     .services()
                     .metrics()
                     .backlog(topic.name(), metricGroup)
-                    .compareAndSet(backlogView, null);
+                    .detach(backlogView);
             all = new ArrayList<>(consumers);
             if (deadLetters != null) {
                 all.add(deadLetters);

@@ -550,6 +550,44 @@ class ExamplesTest {
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("CloudEventsGateway")
+    class CloudEvents {
+        private final Output output = new Output();
+        private CloudEventsGateway.Result result;
+
+        @BeforeAll
+        void run() {
+            result = CloudEventsGateway.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("settled payments written by the partner's SDK are booked inside, under the partner's event ids")
+        void booked() {
+            assertThat(result.booked()).containsOnlyKeys("evt-1001", "evt-1003");
+            assertThat(output.lines())
+                    .anyMatch(line -> line.startsWith("payments  evt-1001 com.acme.payment.received 1299 cents,"
+                            + " subject pay-1, partner partner.example, message id evt-1001"));
+        }
+
+        @Test
+        @DisplayName("the event shove's id is the partner's id: the message id the payments service sees")
+        void messageIdIsTheEventId() {
+            result.booked()
+                    .forEach((eventId, messageId) -> assertThat(messageId).isEqualTo(eventId));
+        }
+
+        @Test
+        @DisplayName("an unknown event type and a foreign currency are rejected to the dead-letter queue")
+        void rejected() {
+            assertThat(result.rejected()).containsExactlyInAnyOrder("evt-1002", "evt-1004");
+            assertThat(output.lines())
+                    .contains("dead      evt-1002 rejected: unknown event type com.partner.payment.refunded");
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     @DisplayName("HealthProbes")
     class HealthProbesRun {
         private final Output output = new Output();

@@ -29,6 +29,7 @@ class ModulePathTest {
             "/com/fasterxml/jackson/datatype/",
             "/com/fasterxml/classmate/",
             "/com/github/victools/",
+            "/io/cloudevents/",
             "/io/micrometer/",
             "/org/hdrhistogram/",
             "/org/latencyutils/",
@@ -49,6 +50,7 @@ class ModulePathTest {
                 "Replay",
                 "Broadcast",
                 "RawGateway",
+                "CloudEventsGateway",
                 "HealthProbes",
                 "DeadLetterReplay",
                 "AsyncApiDocument"
