@@ -91,7 +91,11 @@ class KafkaIdleIT {
             var group = broker.consumerGroup();
             group.register(
                     topic,
-                    ConsumerGroupConfig.builder().consumers(1).noAutoscaler().build(),
+                    ConsumerGroupConfig.builder()
+                            .consumers(1)
+                            .noAutoscaler()
+                            .handleAndRemoveDeadLetters()
+                            .build(),
                     () -> (m, meta, c) -> Outcome.ack());
             group.start();
             await().atMost(Duration.ofSeconds(60)).until(() -> group.health().isReady());
