@@ -151,7 +151,7 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         try {
             DeadLetterFeed feed = source;
             subscription = feed != null
-                    ? feed.open(this)
+                    ? context.services().transport().subscribeLocal(request, this, feed::open)
                     : context.services().transport().subscribe(request, this);
         } catch (RuntimeException e) {
             state = STOPPED;
