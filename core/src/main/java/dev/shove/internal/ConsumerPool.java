@@ -115,7 +115,13 @@ final class ConsumerPool<T, C> {
         started = true;
         engineContext.services().metrics().backlog(topic.name(), metricGroup).set(backlogView);
         if (deadLetterHandling == DeadLetterHandling.KEEP) {
-            deadLetterFeed = new DeadLetterFeed(topic.name(), topic.dlq().orElseThrow(), pipeline.options.prefetch());
+            var caps = engineContext.services().capabilities();
+            deadLetterFeed = new DeadLetterFeed(
+                    topic.name(),
+                    topic.dlq().orElseThrow(),
+                    pipeline.options.prefetch(),
+                    caps.deliveryCount(),
+                    caps.timestamps());
         }
         for (int i = 0; i < min; i++) {
             addConsumer();

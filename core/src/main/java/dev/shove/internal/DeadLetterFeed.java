@@ -30,6 +30,8 @@ final class DeadLetterFeed implements Subscription {
     private final String topic;
     private final String queue;
     private final int window;
+    private final boolean counts;
+    private final boolean stamps;
     private final AtomicLong sequence = new AtomicLong();
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Local> waiting = new ArrayDeque<>();
@@ -43,11 +45,16 @@ final class DeadLetterFeed implements Subscription {
      * @param topic the topic, for logs
      * @param queue the dead-letter queue the entries were stored in
      * @param window the most entries delivered and not yet settled
+     * @param counts whether the backend counts deliveries: then an entry says it is delivered once
+     * @param stamps whether the backend's deliveries carry the time the broker took them: then an entry carries the
+     *     time it was offered (just after the broker confirmed it)
      */
-    DeadLetterFeed(String topic, String queue, int window) {
+    DeadLetterFeed(String topic, String queue, int window, boolean counts, boolean stamps) {
         this.topic = topic;
         this.queue = queue;
         this.window = Math.max(1, window);
+        this.counts = counts;
+        this.stamps = stamps;
     }
 
     /** Starts delivering to {@code target}; the dead-letter engine calls this in place of subscribing. */
@@ -75,7 +82,13 @@ final class DeadLetterFeed implements Subscription {
                         queue);
                 return;
             }
-            waiting.add(new Local(payload, headers, queue, "dead-" + sequence.incrementAndGet()));
+            waiting.add(new Local(
+                    payload,
+                    headers,
+                    queue,
+                    "dead-" + sequence.incrementAndGet(),
+                    counts ? 1 : 0,
+                    stamps ? System.currentTimeMillis() : -1));
         } finally {
             lock.unlock();
         }
@@ -163,6 +176,12 @@ final class DeadLetterFeed implements Subscription {
     }
 
     /** A dead letter as the feed delivers it. */
-    private record Local(byte[] payload, Map<String, String> headers, String queue, String deliveryId)
+    private record Local(
+            byte[] payload,
+            Map<String, String> headers,
+            String queue,
+            String deliveryId,
+            int deliveryCount,
+            long timestampMs)
             implements Delivery {}
 }
