@@ -54,7 +54,7 @@ class DeadLetterFeedTest {
 
     @Test
     void deliversNoMoreThanTheWindowAndTheRestInOrderAsEntriesSettle() {
-        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 2);
+        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 2, false, false);
         Sink sink = new Sink();
         feed.open(sink);
         for (String id : List.of("a", "b", "c", "d")) {
@@ -71,7 +71,7 @@ class DeadLetterFeedTest {
 
     @Test
     void entriesOfferedBeforeOpeningWaitForTheEngine() {
-        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 10);
+        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 10, true, true);
         offer(feed, "early");
         Sink sink = new Sink();
         feed.open(sink);
@@ -79,11 +79,13 @@ class DeadLetterFeedTest {
         Delivery early = sink.received.getFirst();
         assertThat(early.queue()).isEqualTo("orders-dlq");
         assertThat(early.payload()).isEqualTo("early".getBytes(StandardCharsets.UTF_8));
+        assertThat(early.deliveryCount()).isEqualTo(1);
+        assertThat(early.timestampMs()).isPositive();
     }
 
     @Test
     void aReturnedEntryIsDeliveredAgainFirst() {
-        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 1);
+        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 1, false, false);
         Sink sink = new Sink();
         feed.open(sink);
         offer(feed, "a");
@@ -94,7 +96,7 @@ class DeadLetterFeedTest {
 
     @Test
     void pausedOrClosedDeliversNothingMore() {
-        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 1);
+        DeadLetterFeed feed = new DeadLetterFeed("orders", "orders-dlq", 1, false, false);
         Sink sink = new Sink();
         feed.open(sink);
         offer(feed, "a");
