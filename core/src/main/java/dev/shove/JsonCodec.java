@@ -3,6 +3,7 @@ package dev.shove;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -10,7 +11,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.lang.reflect.Type;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** The default codec: JSON through Jackson, with readers and writers resolved once per type. */
 final class JsonCodec<M> implements Codec<M> {
@@ -35,12 +39,23 @@ final class JsonCodec<M> implements Codec<M> {
     private final ObjectWriter writer;
     private final String name;
     private final Type messageType;
+    /** Null for an unversioned codec, which ignores the schema version header. */
+    private final @Nullable SchemaVersions<JsonNode> versions;
 
-    private JsonCodec(ObjectMapper mapper, JavaType type, Type messageType) {
+    private final ObjectReader treeReader;
+
+    private JsonCodec(
+            ObjectMapper mapper, JavaType type, Type messageType, @Nullable SchemaVersions<JsonNode> versions) {
         this.reader = mapper.readerFor(type);
         this.writer = mapper.writerFor(type);
-        this.name = "json(" + type.toCanonical() + ")";
+        this.treeReader = mapper.readerFor(JsonNode.class);
+        this.name = "json(" + type.toCanonical() + (versions == null ? "" : ", v" + versions.current()) + ")";
         this.messageType = messageType;
+        this.versions = versions;
+    }
+
+    private JsonCodec(ObjectMapper mapper, JavaType type, Type messageType) {
+        this(mapper, type, messageType, null);
     }
 
     static <M> JsonCodec<M> of(Class<M> type) {
@@ -49,6 +64,11 @@ final class JsonCodec<M> implements Codec<M> {
 
     static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
         return new JsonCodec<>(mapper, mapper.constructType(type), type);
+    }
+
+    static <M> JsonCodec<M> of(Class<M> type, SchemaVersions<JsonNode> versions) {
+        return new JsonCodec<>(
+                DEFAULT_MAPPER, DEFAULT_MAPPER.constructType(type), type, Objects.requireNonNull(versions));
     }
 
     static <M> JsonCodec<M> of(TypeReference<M> type) {
@@ -72,6 +92,33 @@ final class JsonCodec<M> implements Codec<M> {
             throw new IllegalArgumentException("payload is JSON null");
         }
         return value;
+    }
+
+    @Override
+    public M decode(byte[] payload, Map<String, String> headers) throws Exception {
+        SchemaVersions<JsonNode> v = versions;
+        if (v == null) {
+            return decode(payload);
+        }
+        int version = v.versionOf(headers);
+        if (version == v.current()) {
+            return decode(payload);
+        }
+        JsonNode tree = treeReader.readValue(payload);
+        if (tree == null || tree.isNull() || tree.isMissingNode()) {
+            throw new IllegalArgumentException("payload is JSON null");
+        }
+        M value = reader.readValue(v.upcast(tree, version));
+        if (value == null) {
+            throw new IllegalArgumentException("the upcast payload is JSON null");
+        }
+        return value;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        SchemaVersions<JsonNode> v = versions;
+        return v == null ? Map.of() : v.headers();
     }
 
     @Override
