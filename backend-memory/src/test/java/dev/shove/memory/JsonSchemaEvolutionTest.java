@@ -30,6 +30,7 @@ class JsonSchemaEvolutionTest {
 
     record Order(String id, long amountCents, String currency) {}
 
+    // region versions
     static final SchemaVersions<JsonNode> VERSIONS = SchemaVersions.<JsonNode>builder(3)
             .upcaster(1, v1 -> ((ObjectNode) v1).put("currency", "EUR"))
             .upcaster(2, v2 -> {
@@ -38,6 +39,7 @@ class JsonSchemaEvolutionTest {
                 return o;
             })
             .build();
+    // endregion versions
 
     private static <M> Topic<M> topic(String name, Codec<M> codec) {
         return Topic.builder(name, codec)

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 class AvroCodecTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
+    // region versions
     static final Schema V1 = schema("order-v1.avsc");
     static final Schema V2 = schema("order-v2.avsc");
 
@@ -52,6 +53,7 @@ class AvroCodecTest {
     static AvroCodec<Order> v3Codec() {
         return AvroCodec.specific(Order.class, VERSIONS, Map.of(1, V1, 2, V2));
     }
+    // endregion versions
 
     static Schema schema(String file) {
         try (InputStream in = AvroCodecTest.class.getResourceAsStream("/avro/" + file)) {

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 class ProtobufCodecTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
+    // region versions
     /**
      * Version 1 had id and cents; version 2 added currency (EUR before); version 3 added amount, a decimal string, and
      * deprecated cents.
@@ -41,7 +42,9 @@ class ProtobufCodecTest {
                             .clearCents()
                             .build())
             .build();
+    // endregion versions
 
+    // region topic
     private static Topic<Order> orders(String name, ProtobufCodec<Order> codec) {
         return Topic.builder(name, Order.class)
                 .codec(codec)
@@ -49,6 +52,7 @@ class ProtobufCodecTest {
                 .dlq()
                 .build();
     }
+    // endregion topic
 
     /** Runs a consumer of {@code topic} that collects what it handles; dead letters stay in the DLQ. */
     private static List<Order> consume(Broker<InMemory> broker, Topic<Order> topic) {
