@@ -79,6 +79,15 @@ public interface Codec<M> {
         return Optional.empty();
     }
 
+    /**
+     * {@return the codec's own schema of its payloads, when it has one (the Protobuf and Avro codecs do)} For tools that
+     * describe topics: an AsyncAPI document shows it as the payload, in its format. Empty by default; a JSON codec is
+     * described from its {@link #messageType()} instead.
+     */
+    default Optional<PayloadSchema> payloadSchema() {
+        return Optional.empty();
+    }
+
     /** {@return a short name for logs and errors, e.g. {@code json(OrderPaid)}} */
     default String name() {
         return getClass().getSimpleName();

@@ -1,6 +1,7 @@
 package dev.shove.codec.avro;
 
 import dev.shove.Codec;
+import dev.shove.PayloadSchema;
 import dev.shove.SchemaVersions;
 import dev.shove.ShoveHeaders;
 import java.io.ByteArrayOutputStream;
@@ -63,6 +64,9 @@ import org.jspecify.annotations.Nullable;
 public final class AvroCodec<M> implements Codec<M> {
     /** The content type of every message this codec writes: an Avro binary datum, as the Avro specification names it. */
     public static final String CONTENT_TYPE = "avro/binary";
+
+    /** The format of {@link #payloadSchema()}: an Avro schema in JSON, as AsyncAPI names it. */
+    public static final String SCHEMA_FORMAT = "application/vnd.apache.avro+json;version=1.9.0";
 
     private final Schema schema;
     private final Type messageType;
@@ -208,6 +212,12 @@ public final class AvroCodec<M> implements Codec<M> {
     /** {@return the writer schema of each older version, by version; empty when unversioned} */
     public Map<Integer, Schema> writerSchemas() {
         return writerSchemas;
+    }
+
+    /** {@return the current schema, in Avro's JSON; format {@value #SCHEMA_FORMAT}} */
+    @Override
+    public Optional<PayloadSchema> payloadSchema() {
+        return Optional.of(new PayloadSchema(SCHEMA_FORMAT, schema.toString()));
     }
 
     /** {@return the schema versions, when this codec has them} */

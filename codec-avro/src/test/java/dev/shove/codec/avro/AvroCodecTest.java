@@ -150,6 +150,14 @@ class AvroCodecTest {
     }
 
     @Test
+    @DisplayName("its payload schema is the current schema in Avro's JSON")
+    void payloadSchema() {
+        var schema = v3Codec().payloadSchema().orElseThrow();
+        assertThat(schema.format()).isEqualTo("application/vnd.apache.avro+json;version=1.9.0");
+        assertThat(new Schema.Parser().parse(schema.document())).isEqualTo(Order.getClassSchema());
+    }
+
+    @Test
     @DisplayName("bytes left over after a datum are a decode failure")
     void trailingBytes() throws Exception {
         AvroCodec<Order> codec = AvroCodec.specific(Order.class);

@@ -4,6 +4,7 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import dev.shove.Codec;
+import dev.shove.PayloadSchema;
 import dev.shove.SchemaVersions;
 import dev.shove.ShoveHeaders;
 import java.lang.reflect.InvocationTargetException;
@@ -44,11 +45,17 @@ public final class ProtobufCodec<M extends Message> implements Codec<M> {
     /** The content type of every message this codec writes. */
     public static final String CONTENT_TYPE = "application/x-protobuf";
 
+    /**
+     * The format of {@link #payloadSchema()}: a {@code .proto} file, as AsyncAPI tools name Protobuf schemas.
+     */
+    public static final String SCHEMA_FORMAT = "application/vnd.google.protobuf;version=3";
+
     private final Class<M> type;
     private final Parser<M> parser;
     private final Descriptor descriptor;
     private final @Nullable SchemaVersions<M> versions;
     private final String name;
+    private final PayloadSchema schema;
 
     private ProtobufCodec(Class<M> type, @Nullable SchemaVersions<M> versions) {
         this.type = type;
@@ -58,6 +65,7 @@ public final class ProtobufCodec<M extends Message> implements Codec<M> {
         this.parser = p;
         this.descriptor = defaultInstance.getDescriptorForType();
         this.versions = versions;
+        this.schema = new PayloadSchema(SCHEMA_FORMAT, ProtoText.of(descriptor.getFile()));
         this.name = "protobuf(" + descriptor.getFullName() + (versions == null ? "" : ", v" + versions.current()) + ")";
     }
 
@@ -123,6 +131,16 @@ public final class ProtobufCodec<M extends Message> implements Codec<M> {
     /** {@return the message's descriptor: its full name, fields and file, as protoc compiled them} */
     public Descriptor descriptor() {
         return descriptor;
+    }
+
+    /**
+     * {@return the {@code .proto} text of the file that declares the message, rendered from its descriptor} Syntax,
+     * package, imports, messages, enums and fields (types, labels, numbers, oneofs, maps, {@code deprecated}); other
+     * options and comments are not kept. Format {@value #SCHEMA_FORMAT}.
+     */
+    @Override
+    public Optional<PayloadSchema> payloadSchema() {
+        return Optional.of(schema);
     }
 
     /** {@return the schema versions, when this codec has them} */
