@@ -51,6 +51,7 @@ class ModulePathTest {
                 "RawGateway",
                 "HealthProbes",
                 "DeadLetterReplay",
+                "VersionedOrders",
                 "AsyncApiDocument"
             })
     @DisplayName("the example runs on the module path and exits 0")
