@@ -37,12 +37,13 @@ final class JsonCodec<M> implements Codec<M> {
 
     private final ObjectReader reader;
     private final ObjectWriter writer;
+    /** Reads an older version's payload as a tree, for the upcasters. */
+    private final ObjectReader treeReader;
+
     private final String name;
     private final Type messageType;
     /** Null for an unversioned codec, which ignores the schema version header. */
     private final @Nullable SchemaVersions<JsonNode> versions;
-
-    private final ObjectReader treeReader;
 
     private JsonCodec(
             ObjectMapper mapper, JavaType type, Type messageType, @Nullable SchemaVersions<JsonNode> versions) {
