@@ -12,6 +12,8 @@
 #   scripts/quickstart.sh Replay                   #   seeking and start positions,
 #   scripts/quickstart.sh Broadcast                #   broadcast topics,
 #   scripts/quickstart.sh RawGateway               #   raw byte[] payloads
+#   scripts/quickstart.sh CloudEventsGateway       # CloudEvents in, structured, and out, binary
+#   scripts/quickstart.sh VersionedOrders          #   schema versions and upcasters
 #   scripts/quickstart.sh DeadLetterReplay         # browsing, replaying and purging dead letters
 #   scripts/quickstart.sh HealthProbes             # health and readiness probes
 #   scripts/quickstart.sh AsyncApiDocument json    # the AsyncAPI document of these examples' topics

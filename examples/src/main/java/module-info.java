@@ -6,6 +6,9 @@
 module dev.shove.examples {
     requires dev.shove.memory;
     requires dev.shove.asyncapi;
+    requires dev.shove.cloudevents;
+    requires io.cloudevents.core;
+    requires io.cloudevents.formats.jackson;
     requires java.net.http;
     requires jdk.httpserver;
     requires static org.jspecify;

@@ -11,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Each method encodes the message with the topic's codec, stamps a unique {@value ShoveHeaders#MESSAGE_ID}, adds
  * the ordering key of a sequenced topic, and returns (or completes) once the broker has durably accepted it. Headers
  * starting with {@value ShoveHeaders#PREFIX} are reserved: passing one fails with an {@link IllegalArgumentException}
- * and publishes nothing.
+ * and publishes nothing. One exception: a caller that must choose the message's id itself (the event id of a
+ * CloudEvent, an outbox relay publishing a row again) passes it as {@value ShoveHeaders#MESSAGE_ID}, spelled exactly so;
+ * it must be 1 to 200 characters on one line, not blank.
  *
  * <pre>{@code
  * broker.publisher().publish(ORDERS, new OrderPaid("o-1", 1299));

@@ -5,8 +5,9 @@ import java.util.Locale;
 
 /**
  * The headers shove owns. They all start with {@value #PREFIX}; the prefix is reserved, so publishing a header that
- * starts with it (in any case) fails with an {@link IllegalArgumentException}. Every other header a publisher sets
- * survives every hop (hold tiers, dead-letter queue, retries).
+ * starts with it (in any case) fails with an {@link IllegalArgumentException}, except {@value #MESSAGE_ID} spelled
+ * exactly so, which gives the message an id of the caller's choosing (see {@link Publisher}). Every other header a
+ * publisher sets survives every hop (hold tiers, dead-letter queue, retries).
  *
  * <table>
  *   <caption>Headers shove writes</caption>
@@ -25,6 +26,8 @@ import java.util.Locale;
  *       capped and on one line</td></tr>
  *   <tr><td>{@value #EXCEPTION_TRACE}</td><td>on dead letters of a handler that threw</td><td>its stack trace and
  *       causes, capped and on one line</td></tr>
+ *   <tr><td>{@value #SCHEMA_VERSION}</td><td>on publish by a versioned codec ({@link SchemaVersions})</td><td>the
+ *       schema version of the payload; absent means 1</td></tr>
  *   <tr><td>{@value #REPLAY_COUNT}</td><td>on copies replayed from the dead-letter queue</td><td>times replayed</td></tr>
  * </table>
  *
@@ -34,7 +37,7 @@ public final class ShoveHeaders {
     /** The reserved prefix of every shove header. */
     public static final String PREFIX = "shove-";
 
-    /** A unique id written on publish and kept by every copy. */
+    /** A unique id written on publish (or given by the caller) and kept by every copy. */
     public static final String MESSAGE_ID = "shove-message-id";
     /** Retries spent, written on retry copies; absent means 0. */
     public static final String RETRY_COUNT = "shove-retry-count";
@@ -57,6 +60,9 @@ public final class ShoveHeaders {
     /** How many times a copy was replayed from the dead-letter queue. */
     public static final String REPLAY_COUNT = "shove-replay-count";
 
+    /** The schema version of the payload, written on publish by a versioned codec; absent means 1. */
+    public static final String SCHEMA_VERSION = "shove-schema-version";
+
     /** Every header shove writes. */
     public static final List<String> ALL = List.of(
             MESSAGE_ID,
@@ -69,7 +75,8 @@ public final class ShoveHeaders {
             EXCEPTION_CLASS,
             EXCEPTION_MESSAGE,
             EXCEPTION_TRACE,
-            REPLAY_COUNT);
+            REPLAY_COUNT,
+            SCHEMA_VERSION);
 
     private ShoveHeaders() {}
 

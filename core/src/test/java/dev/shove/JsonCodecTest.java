@@ -3,6 +3,8 @@ package dev.shove;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.OptBoolean;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -16,6 +18,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +28,23 @@ class JsonCodecTest {
     record Order(String id, long cents, List<String> items) {}
 
     record Timed(Instant at, LocalDate day, Duration took, OffsetDateTime local, Optional<String> note) {}
+
+    record OrderPaid(String orderId, long cents) {}
+
+    record Basket(String id, List<OrderPaid> orders) {}
+
+    record Evolving(
+            String id,
+            Optional<String> note,
+            OptionalInt rank,
+            @JsonProperty(isRequired = OptBoolean.FALSE) String region,
+            @Nullable String comment) {}
+
+    /** A class set through its fields: absent properties keep their initial values. */
+    static final class Legacy {
+        public String id = "none";
+        public long cents = 7;
+    }
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -61,6 +82,121 @@ class JsonCodecTest {
         Order order = codec.decode(utf8("{\"id\":\"o-1\",\"cents\":5,\"items\":[],\"addedLater\":{\"x\":1}}"));
 
         assertThat(order).isEqualTo(new Order("o-1", 5, List.of()));
+    }
+
+    @Test
+    @DisplayName("a message of the wrong shape is refused, naming the first required field it lacks")
+    void wrongShapeRefused() {
+        Codec<OrderPaid> codec = Codec.json(OrderPaid.class);
+
+        assertThatThrownBy(() -> codec.decode(utf8("{\"id\":\"o-1\",\"amount\":5}")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("required field 'orderId' is missing");
+    }
+
+    @Test
+    @DisplayName("a record component that is missing is refused, even a primitive one, naming it")
+    void missingComponentRefused() {
+        Codec<OrderPaid> codec = Codec.json(OrderPaid.class);
+
+        assertThatThrownBy(() -> codec.decode(utf8("{\"orderId\":\"o-1\"}")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("required field 'cents' is missing");
+    }
+
+    @Test
+    @DisplayName("JSON null for a primitive is refused, naming the field and its type")
+    void nullPrimitiveRefused() {
+        Codec<OrderPaid> codec = Codec.json(OrderPaid.class);
+
+        assertThatThrownBy(() -> codec.decode(utf8("{\"orderId\":\"o-1\",\"cents\":null}")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("field 'cents' is null, but its type long cannot be null");
+    }
+
+    @Test
+    @DisplayName("a failure inside a nested value names the field by its path")
+    void nestedPathNamed() {
+        Codec<Basket> codec = Codec.json(Basket.class);
+
+        assertThatThrownBy(() -> codec.decode(
+                        utf8("{\"id\":\"b\",\"orders\":[{\"orderId\":\"a\",\"cents\":1},{\"orderId\":\"b\"}]}")))
+                .hasMessage("required field 'orders[1].cents' is missing");
+        assertThatThrownBy(() -> codec.decode(utf8("{\"id\":\"b\",\"orders\":[{\"orderId\":\"a\",\"cents\":\"x\"}]}")))
+                .hasMessageStartingWith("field 'orders[0].cents': ");
+    }
+
+    @Test
+    @DisplayName("Optional components, @Nullable ones and @JsonProperty(isRequired = FALSE) ones may be absent")
+    void optionalMayBeAbsent() throws Exception {
+        Codec<Evolving> codec = Codec.json(Evolving.class);
+
+        assertThat(codec.decode(utf8("{\"id\":\"e\"}")))
+                .isEqualTo(new Evolving("e", Optional.empty(), OptionalInt.empty(), null, null));
+        assertThatThrownBy(() -> codec.decode(utf8("{\"note\":\"n\"}"))).hasMessage("required field 'id' is missing");
+    }
+
+    @Test
+    @DisplayName("JSON null for a reference component is accepted as null: the producer sent it")
+    void explicitNullReferenceAccepted() throws Exception {
+        Codec<OrderPaid> codec = Codec.json(OrderPaid.class);
+
+        assertThat(codec.decode(utf8("{\"orderId\":null,\"cents\":3}"))).isEqualTo(new OrderPaid(null, 3));
+    }
+
+    @Test
+    @DisplayName("a class's field and setter properties are never required: absent ones keep their initial values,"
+            + " but JSON null for a primitive is refused")
+    void classProperties() throws Exception {
+        Codec<Legacy> codec = Codec.json(Legacy.class);
+
+        Legacy absent = codec.decode(utf8("{}"));
+        assertThat(absent.id).isEqualTo("none");
+        assertThat(absent.cents).isEqualTo(7);
+        assertThatThrownBy(() -> codec.decode(utf8("{\"cents\":null}")))
+                .hasMessage("field 'cents' is null, but its type long cannot be null");
+    }
+
+    @Test
+    @DisplayName("a lenient codec decodes a message of the wrong shape with nulls and zeros, as Jackson does")
+    void lenient() throws Exception {
+        Codec<OrderPaid> codec = Codec.jsonBuilder(OrderPaid.class).lenient().build();
+
+        assertThat(codec.decode(utf8("{\"id\":\"o-1\",\"amount\":5}"))).isEqualTo(new OrderPaid(null, 0));
+        assertThat(codec.decode(utf8("{\"orderId\":\"o\",\"cents\":null}"))).isEqualTo(new OrderPaid("o", 0));
+    }
+
+    @Test
+    @DisplayName("a codec over the user's own mapper is strict too, and lenient when built so")
+    void ownMapperStrictness() throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+
+        assertThatThrownBy(() -> Codec.json(OrderPaid.class, mapper).decode(utf8("{\"orderId\":\"o\"}")))
+                .hasMessage("required field 'cents' is missing");
+        assertThat(Codec.jsonBuilder(OrderPaid.class)
+                        .mapper(mapper)
+                        .lenient()
+                        .build()
+                        .decode(utf8("{\"orderId\":\"o\"}")))
+                .isEqualTo(new OrderPaid("o", 0));
+    }
+
+    @Test
+    @DisplayName("a builder without settings builds the default codec; each setting may be given once")
+    void builder() throws Exception {
+        Codec<List<OrderPaid>> generic =
+                Codec.jsonBuilder(new TypeReference<List<OrderPaid>>() {}).build();
+
+        assertThat(generic.decode(utf8("[{\"orderId\":\"o\",\"cents\":1}]"))).containsExactly(new OrderPaid("o", 1));
+        assertThatThrownBy(() -> generic.decode(utf8("[{}]"))).hasMessage("required field '[0].orderId' is missing");
+        assertThatThrownBy(() -> Codec.jsonBuilder(OrderPaid.class).lenient().lenient())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lenient");
+        assertThatThrownBy(() -> Codec.jsonBuilder(OrderPaid.class)
+                        .mapper(new ObjectMapper())
+                        .mapper(new ObjectMapper()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("mapper");
     }
 
     @Test

@@ -731,7 +731,8 @@ final class KafkaTransport implements Transport {
     /**
      * The lag of the topic's main consumer group: end offset minus committed offset, summed over partitions (a
      * partition with nothing committed counts from its first offset). With several groups on the topic in this
-     * process, the largest lag.
+     * process, the largest lag. Held: the lag of the hold relay's group on the hold tiers, known only where this
+     * process runs the relay; 0 on a sequenced or broadcast topic, whose retries never go to a hold tier.
      */
     @Override
     public QueueStats stats(Topic<?> topic) {
@@ -748,6 +749,9 @@ final class KafkaTransport implements Transport {
             boolean relaying;
             synchronized (this) {
                 relaying = relays.containsKey(topic.name());
+            }
+            if (!needsRelay(topic)) {
+                return new QueueStats(lag, 0, 0); // sequenced, broadcast: no copy ever waits in a hold tier
             }
             if (!relaying) {
                 return new QueueStats(lag, 0); // without this process's relay, its group's offsets say nothing

@@ -152,6 +152,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         Duration streamMaxAge = DEFAULT_STREAM_MAX_AGE;
 
         long streamMaxMessages = -1;
+
+        @Nullable
+        Duration deadLetterMaxAge;
+
         Duration duplicateWindow = DEFAULT_DUPLICATE_WINDOW;
         Duration shardLease = DEFAULT_SHARD_LEASE;
 
@@ -370,7 +374,18 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         return Optional.ofNullable(v.streamMaxAge);
     }
 
-    /** {@return how many messages new streams keep at most (the oldest go first); empty when the count is unlimited} */
+    /**
+     * {@return how long new dead-letter streams keep dead letters; empty (the default) when they keep them until
+     * replayed or purged}
+     */
+    public Optional<Duration> deadLetterMaxAge() {
+        return Optional.ofNullable(v.deadLetterMaxAge);
+    }
+
+    /**
+     * {@return how many messages new topic streams keep at most (the oldest go first); empty when the count is
+     * unlimited}
+     */
     public java.util.OptionalLong streamMaxMessages() {
         return v.streamMaxMessages < 0
                 ? java.util.OptionalLong.empty()
@@ -667,8 +682,11 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         }
 
         /**
-         * How long new streams keep messages (default 7 days, at most 365 days): acknowledged messages stay until
-         * then, so that groups can start at or seek to any of them and dead letters can be browsed.
+         * How long new topic streams keep messages (default 7 days, at most 365 days): acknowledged messages stay
+         * until then, so that groups can start at or seek to any of them. A topic's retry copies wait in its stream,
+         * so declaring a topic whose longest hold tier could outlast this is refused (the stream must keep messages
+         * for at least twice the longest tier). Dead-letter streams do not use
+         * it ({@link #deadLetterMaxAge}). At least the {@link #duplicateWindow}.
          *
          * @param maxAge positive, at most 365 days
          * @return this builder
@@ -690,8 +708,10 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         }
 
         /**
-         * How many messages new streams keep at most (default unlimited): past it the oldest are removed, read or not,
-         * so set it well above any backlog a group may build up.
+         * How many messages new topic streams keep at most (default unlimited): past it the oldest are removed, read
+         * or not, retry copies waiting in the stream included, so set it well above any backlog a group may build up
+         * (declaring a topic with retries logs a WARN saying so). Dead-letter streams do not use it: dead letters are
+         * never removed to make room.
          *
          * @param maxMessages at least 1
          * @return this builder
@@ -702,6 +722,28 @@ public final class NatsConfig implements BrokerConfig<Nats> {
                 throw new IllegalArgumentException("NATS streamMaxMessages must be at least 1, was " + maxMessages);
             }
             values.streamMaxMessages = maxMessages;
+            return this;
+        }
+
+        /**
+         * How long new dead-letter streams keep dead letters (default: until replayed or purged).
+         *
+         * @param maxAge positive, at most 365 days
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxAge} is out of range
+         */
+        public Builder deadLetterMaxAge(Duration maxAge) {
+            values.deadLetterMaxAge = Bounds.within("NATS deadLetterMaxAge", maxAge, false, Duration.ofDays(365));
+            return this;
+        }
+
+        /**
+         * Dead-letter streams keep dead letters until they are replayed or purged (the default).
+         *
+         * @return this builder
+         */
+        public Builder noDeadLetterMaxAge() {
+            values.deadLetterMaxAge = null;
             return this;
         }
 
@@ -747,7 +789,23 @@ public final class NatsConfig implements BrokerConfig<Nats> {
             if (auths > 1) {
                 throw new IllegalStateException("NATS authentication is set more than once"); // setters prevent it
             }
+            checkAgainstDuplicateWindow("streamMaxAge", values.streamMaxAge, values.duplicateWindow);
+            checkAgainstDuplicateWindow("deadLetterMaxAge", values.deadLetterMaxAge, values.duplicateWindow);
             return new NatsConfig(values.clone());
+        }
+    }
+
+    private static void checkAgainstDuplicateWindow(String setting, @Nullable Duration maxAge, Duration window) {
+        if (maxAge != null && maxAge.compareTo(window) < 0) {
+            throw new IllegalArgumentException(
+                    ("NATS %s %s is shorter than duplicateWindow %s: JetStream refuses such a"
+                                    + " stream. Raise %s, or lower duplicateWindow to at most %s")
+                            .formatted(
+                                    setting,
+                                    DurationText.of(maxAge),
+                                    DurationText.of(window),
+                                    setting,
+                                    DurationText.of(maxAge)));
         }
     }
 
@@ -798,6 +856,9 @@ public final class NatsConfig implements BrokerConfig<Nats> {
         b.append(", streamMaxAge=").append(v.streamMaxAge == null ? "none" : v.streamMaxAge);
         if (v.streamMaxMessages > 0) {
             b.append(", streamMaxMessages=").append(v.streamMaxMessages);
+        }
+        if (v.deadLetterMaxAge != null) {
+            b.append(", deadLetterMaxAge=").append(v.deadLetterMaxAge);
         }
         b.append(", duplicateWindow=").append(v.duplicateWindow);
         b.append(", shardLease=").append(v.shardLease);

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * (without a colon) a token, as in the NATS tools. The settings are the builder's, by name: {@code connectionName},
  * {@code connectTimeout}, {@code reconnectWait}, {@code apiTimeout}, {@code ackWait}, {@code maxAckPending}, {@code
  * storage} ({@code file} or {@code memory}), {@code replicas}, {@code streamMaxAge} ({@code none} for no limit), {@code
- * streamMaxMessages}, {@code duplicateWindow}, {@code shardLease}; authentication as {@code password} (replacing the
+ * deadLetterMaxAge} ({@code none}, the default, for no limit), {@code streamMaxMessages}, {@code duplicateWindow}, {@code shardLease}; authentication as {@code password} (replacing the
  * URI's, e.g. as {@code password_file}), {@code token}, {@code nkeySeed} or {@code credentialsFile}; TLS as {@code
  * tls=true} (the JVM's trust store), {@code trustStore} with {@code trustStorePassword}, {@code keyStore} with {@code
  * keyStorePassword}, and {@code tlsHostnameVerification=false}.
@@ -107,6 +107,13 @@ public final class NatsConfigProvider implements BrokerConfigProvider {
         } else if (maxAge != null) {
             // read once as text (for "none"); parsed as a duration with the same rules and errors
             b.streamMaxAge(new UriParameters(what, Map.of("streamMaxAge", maxAge)).duration("streamMaxAge"));
+        }
+        String deadLetterMaxAge = p.string("deadLetterMaxAge");
+        if ("none".equalsIgnoreCase(deadLetterMaxAge)) {
+            b.noDeadLetterMaxAge();
+        } else if (deadLetterMaxAge != null) {
+            b.deadLetterMaxAge(
+                    new UriParameters(what, Map.of("deadLetterMaxAge", deadLetterMaxAge)).duration("deadLetterMaxAge"));
         }
         String maxMessages = p.string("streamMaxMessages");
         if (maxMessages != null) {

@@ -1,8 +1,10 @@
 package dev.shove.nats;
 
 import dev.shove.BrokerUnavailableException;
+import dev.shove.HoldTier;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.AckPolicy;
@@ -15,6 +17,7 @@ import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -144,12 +147,64 @@ final class NatsTopology {
 
     // ---------------------------------------------------------------- streams
 
-    /** Creates a topic's stream and its dead-letter stream if missing, and checks them if present. */
+    /**
+     * Creates a topic's stream and its dead-letter stream if missing, and checks them if present. Refused before
+     * anything is created when the stream's max age could expire a retry copy before it is due ({@link
+     * #minimumMaxAge}).
+     */
     void declare(Topic<?> topic) {
-        ensureStream(topic.name(), subjects(topic), "topic '" + topic.name() + "'");
+        Duration needed = minimumMaxAge(topic);
+        config.streamMaxAge().ifPresent(maxAge -> {
+            if (needed != null && maxAge.compareTo(needed) < 0) {
+                throw new TopologyException(("topic '%s' has a hold tier of %s, but NATS streamMaxAge is %s: its retry"
+                                + " copies wait in the topic's stream and would expire before they are due, with no"
+                                + " retry and no dead letter. Set streamMaxAge to at least %s (twice the longest tier),"
+                                + " or noStreamMaxAge()")
+                        .formatted(
+                                topic.name(),
+                                DurationText.of(longestTier(topic)),
+                                DurationText.of(maxAge),
+                                DurationText.of(needed)));
+            }
+        });
+        if (needed != null && config.streamMaxMessages().isPresent() && !known.contains(stream(topic.name()))) {
+            log.warn(
+                    "stream '{}' of topic '{}' keeps at most {} messages (streamMaxMessages): past it JetStream deletes"
+                            + " the oldest, read or not, retry copies included; size it well above any backlog",
+                    stream(topic.name()),
+                    topic.name(),
+                    config.streamMaxMessages().getAsLong());
+        }
+        ensureStream(topic.name(), subjects(topic), "topic '" + topic.name() + "'", needed, false);
         topic.dlq()
                 .ifPresent(dlq -> ensureStream(
-                        dlq, List.of(subject(dlq)), "dead-letter queue '" + dlq + "' of topic '" + topic.name() + "'"));
+                        dlq,
+                        List.of(subject(dlq)),
+                        "dead-letter queue '" + dlq + "' of topic '" + topic.name() + "'",
+                        null,
+                        true));
+    }
+
+    /**
+     * The shortest max age a topic's stream may have: its retry copies (and, on a sequenced topic, the message that
+     * waits in place) must outlive the longest hold tier, with as long again for a consumer that comes late. Null for
+     * a topic that holds nothing (broadcast).
+     */
+    static @Nullable Duration minimumMaxAge(Topic<?> topic) {
+        if (topic.isBroadcast() || topic.holdTiers().isEmpty()) {
+            return null;
+        }
+        return longestTier(topic).multipliedBy(2);
+    }
+
+    private static Duration longestTier(Topic<?> topic) {
+        Duration longest = Duration.ZERO;
+        for (HoldTier tier : topic.holdTiers()) {
+            if (tier.delay().compareTo(longest) > 0) {
+                longest = tier.delay();
+            }
+        }
+        return longest;
     }
 
     /** Whether this transport has declared or checked the stream of {@code queue}. */
@@ -157,7 +212,8 @@ final class NatsTopology {
         return known.contains(stream(queue));
     }
 
-    private void ensureStream(String queue, List<String> subjects, String what) {
+    private void ensureStream(
+            String queue, List<String> subjects, String what, @Nullable Duration neededMaxAge, boolean deadLetters) {
         String name = stream(queue);
         StreamInfo info = null;
         try {
@@ -170,7 +226,7 @@ final class NatsTopology {
             throw unavailable("reading stream '" + name + "' of " + what, e);
         }
         if (info != null) {
-            check(info.getConfiguration(), subjects, what);
+            check(info.getConfiguration(), subjects, what, neededMaxAge);
             known.add(name);
             return;
         }
@@ -178,19 +234,25 @@ final class NatsTopology {
                 .name(name)
                 .subjects(subjects)
                 .retentionPolicy(RetentionPolicy.Limits)
-                .discardPolicy(DiscardPolicy.Old)
                 .storageType(config.storage() == NatsConfig.Storage.FILE ? StorageType.File : StorageType.Memory)
                 .replicas(config.replicas())
                 .duplicateWindow(config.duplicateWindow());
-        config.streamMaxAge().ifPresent(b::maxAge);
-        config.streamMaxMessages().ifPresent(b::maxMessages);
+        if (deadLetters) {
+            // a parking lot: kept until replayed or purged, or for deadLetterMaxAge; never evicted by a count
+            b.discardPolicy(DiscardPolicy.Old);
+            config.deadLetterMaxAge().ifPresent(b::maxAge);
+        } else {
+            b.discardPolicy(DiscardPolicy.Old);
+            config.streamMaxAge().ifPresent(b::maxAge);
+            config.streamMaxMessages().ifPresent(b::maxMessages);
+        }
         try {
             jsm.addStream(b.build());
             log.info("created stream '{}' of {} with subjects {}", name, what, subjects);
         } catch (JetStreamApiException e) {
             // created meanwhile by another process (same config: fine), or refused (overlapping subjects...)
             try {
-                check(jsm.getStreamInfo(name).getConfiguration(), subjects, what);
+                check(jsm.getStreamInfo(name).getConfiguration(), subjects, what, neededMaxAge);
             } catch (JetStreamApiException again) {
                 throw new TopologyException("JetStream refused to create stream '" + name + "' of " + what
                         + " with subjects " + subjects + ": " + e.getMessage()
@@ -204,8 +266,24 @@ final class NatsTopology {
         known.add(name);
     }
 
-    private static void check(StreamConfiguration existing, List<String> subjects, String what) {
+    private static void check(
+            StreamConfiguration existing, List<String> subjects, String what, @Nullable Duration neededMaxAge) {
         String name = existing.getName();
+        Duration maxAge = existing.getMaxAge();
+        if (neededMaxAge != null && maxAge != null && !maxAge.isZero() && maxAge.compareTo(neededMaxAge) < 0) {
+            throw new TopologyException(
+                    ("stream '%s' of %s exists with max age %s, but its retry copies need it to keep"
+                                    + " messages for at least %s (twice the longest hold tier), or"
+                                    + " they expire before they are due. Raise it (`nats stream edit %s --max-age=%ds`) or"
+                                    + " remove the limit")
+                            .formatted(
+                                    name,
+                                    what,
+                                    DurationText.of(maxAge),
+                                    DurationText.of(neededMaxAge),
+                                    name,
+                                    neededMaxAge.toSeconds()));
+        }
         if (!new HashSet<>(existing.getSubjects()).equals(new HashSet<>(subjects))) {
             throw new TopologyException(("stream '%s' of %s exists with subjects %s, but this topic needs %s (was it"
                             + " declared with another shape: sequenced, broadcast, another shard count?). Delete the"

@@ -125,4 +125,39 @@ class NatsConfigTest {
         assertThat(changed.streamMaxAge()).isEmpty();
         assertThat(config.ackWait()).as("the original is unchanged").isEqualTo(NatsConfig.DEFAULT_ACK_WAIT);
     }
+
+    @Test
+    @DisplayName("a stream max age shorter than the duplicate window is refused at build, naming both settings")
+    void maxAgeBelowDuplicateWindowRefused() {
+        assertThatThrownBy(() -> NatsConfig.builder("nats://h:1")
+                        .streamMaxAge(Duration.ofSeconds(30))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("NATS streamMaxAge 30 s is shorter than duplicateWindow 2 min: JetStream refuses such a"
+                        + " stream. Raise streamMaxAge, or lower duplicateWindow to at most 30 s");
+        assertThatThrownBy(() -> NatsConfig.builder("nats://h:1")
+                        .deadLetterMaxAge(Duration.ofMinutes(1))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("deadLetterMaxAge 1 min is shorter than duplicateWindow 2 min");
+        assertThat(NatsConfig.builder("nats://h:1")
+                        .streamMaxAge(Duration.ofSeconds(30))
+                        .duplicateWindow(Duration.ofSeconds(30))
+                        .build()
+                        .streamMaxAge())
+                .contains(Duration.ofSeconds(30));
+    }
+
+    @Test
+    @DisplayName("dead letters are kept until replayed or purged unless deadLetterMaxAge says otherwise")
+    void deadLetterMaxAge() {
+        assertThat(NatsConfig.of("nats://h:1").deadLetterMaxAge()).isEmpty();
+        NatsConfig aged = NatsConfig.builder("nats://h:1")
+                .deadLetterMaxAge(Duration.ofDays(30))
+                .build();
+        assertThat(aged.deadLetterMaxAge()).contains(Duration.ofDays(30));
+        assertThat(aged.toBuilder().noDeadLetterMaxAge().build().deadLetterMaxAge())
+                .isEmpty();
+        assertThat(aged.toString()).contains("deadLetterMaxAge=PT720H");
+    }
 }

@@ -56,4 +56,18 @@ class NatsTopologyTest {
                 Topic.builder("prices", String.class).broadcast().build();
         assertThat(NatsTopology.subjects(broadcast)).containsExactly("prices");
     }
+
+    @Test
+    @DisplayName("a topic's stream must keep messages twice its longest hold tier; a broadcast topic holds nothing")
+    void minimumMaxAge() {
+        Topic<String> plain = Topic.builder("orders", String.class)
+                .holdQueue(Duration.ofSeconds(5))
+                .holdQueue(Duration.ofMinutes(10))
+                .dlq()
+                .build();
+        assertThat(NatsTopology.minimumMaxAge(plain)).isEqualTo(Duration.ofMinutes(20));
+        Topic<String> broadcast =
+                Topic.builder("prices", String.class).broadcast().build();
+        assertThat(NatsTopology.minimumMaxAge(broadcast)).isNull();
+    }
 }

@@ -64,6 +64,12 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
 
     /** The longest visibility timeout SQS allows: 12 hours. */
     static final Duration MAX_VISIBILITY = Duration.ofHours(12);
+
+    /** The default of {@link Builder#queueRetention}: SQS's longest, 14 days. */
+    public static final Duration DEFAULT_QUEUE_RETENTION = Duration.ofDays(14);
+
+    /** SQS's shortest message retention. */
+    static final Duration MIN_RETENTION = Duration.ofMinutes(1);
     /** The longest per-message delay SQS allows ({@code DelaySeconds} 900). */
     static final Duration MAX_SQS_DELAY = Duration.ofMinutes(15);
 
@@ -90,6 +96,7 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         int maxConnections = DEFAULT_MAX_CONNECTIONS;
         Duration receiveWait = DEFAULT_RECEIVE_WAIT;
         Duration visibilityTimeout = DEFAULT_VISIBILITY_TIMEOUT;
+        Duration queueRetention = DEFAULT_QUEUE_RETENTION;
         int maxReceiveCount = DEFAULT_MAX_RECEIVE_COUNT;
         Duration apiCallTimeout = DEFAULT_API_CALL_TIMEOUT;
         Duration settleLinger = DEFAULT_SETTLE_LINGER;
@@ -205,6 +212,11 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
     /** {@return the visibility timeout of receives for registrations that have no handler timeout} */
     public Duration visibilityTimeout() {
         return v.visibilityTimeout;
+    }
+
+    /** {@return how long a topic's queue keeps a message nobody has consumed (its {@code MessageRetentionPeriod})} */
+    public Duration queueRetention() {
+        return v.queueRetention;
     }
 
     /** {@return after how many receives SQS moves a message to the dead-letter queue by itself} */
@@ -414,6 +426,26 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         }
 
         /**
+         * How long a topic's queue keeps a message nobody has consumed (SQS {@code MessageRetentionPeriod}; default 14
+         * days, SQS's longest, where SQS's own default is 4 days: a longer outage of the consumers would delete the
+         * backlog). Set on the queues shove creates and on existing ones when they differ; dead-letter queues always
+         * keep 14 days. At least twice the topic's longest hold tier, or declaring the topic is refused.
+         *
+         * @param retention whole seconds, between 1 min and 14 days
+         * @return this builder
+         * @throws IllegalArgumentException when {@code retention} is out of range
+         */
+        public Builder queueRetention(Duration retention) {
+            Duration r = Bounds.within("SQS queueRetention", retention, false, DEFAULT_QUEUE_RETENTION);
+            if (r.compareTo(MIN_RETENTION) < 0 || r.toMillis() % 1000 != 0) {
+                throw new IllegalArgumentException("SQS queueRetention must be whole seconds between 1 min and 14 days,"
+                        + " was " + DurationText.of(r));
+            }
+            values.queueRetention = r;
+            return this;
+        }
+
+        /**
          * The visibility timeout of receives for registrations that have no handler timeout (default 30 s, between 1 s
          * and 12 h); with a handler timeout it is derived from it. A heartbeat extends it while a message is held.
          *
@@ -585,6 +617,9 @@ public final class SqsConfig implements BrokerConfig<Sqs> {
         b.append(", sns=").append(v.sns ? "on" : "off");
         b.append(", receiveWait=").append(v.receiveWait);
         b.append(", visibilityTimeout=").append(v.visibilityTimeout);
+        if (!v.queueRetention.equals(DEFAULT_QUEUE_RETENTION)) {
+            b.append(", queueRetention=").append(v.queueRetention);
+        }
         b.append(", maxReceiveCount=").append(v.maxReceiveCount);
         b.append(", maxConnections=").append(v.maxConnections);
         b.append(", apiCallTimeout=").append(v.apiCallTimeout);

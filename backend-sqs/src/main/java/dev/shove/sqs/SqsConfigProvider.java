@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * {@link java.util.ServiceLoader}. The host is the region ({@code sqs://eu-west-1}); without one ({@code sqs:}) the
  * SDK's default region chain applies. The settings are the builder's, by name: {@code endpoint}, {@code snsEndpoint},
  * {@code namePrefix}, {@code sns} ({@code false} is {@link SqsConfig.Builder#noSns()}), {@code receiveWait}, {@code
- * visibilityTimeout}, {@code maxReceiveCount}, {@code maxConnections}, {@code apiCallTimeout}, {@code settleLinger},
+ * visibilityTimeout}, {@code queueRetention}, {@code maxReceiveCount}, {@code maxConnections}, {@code apiCallTimeout}, {@code settleLinger},
  * {@code broadcastQueueExpiry}, {@code queueUrl.<name>} and {@code topicArn.<topic>} for topology created elsewhere,
  * and static credentials as {@code accessKeyId} with {@code secretAccessKey} (and {@code sessionToken}), best as
  * {@code secretAccessKey_file}; without them the SDK's default credentials chain applies.
@@ -76,6 +76,7 @@ public final class SqsConfigProvider implements BrokerConfigProvider {
             }
             set(p.duration("receiveWait"), b::receiveWait);
             set(p.duration("visibilityTimeout"), b::visibilityTimeout);
+            set(p.duration("queueRetention"), b::queueRetention);
             set(p.integer("maxReceiveCount"), b::maxReceiveCount);
             set(p.integer("maxConnections"), b::maxConnections);
             set(p.duration("apiCallTimeout"), b::apiCallTimeout);

@@ -3,8 +3,10 @@ package dev.shove.sqs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shove.HoldTier;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
+import dev.shove.spi.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -143,12 +145,14 @@ final class SqsTopology {
                                     fifo ? "unsequenced" : "sequenced",
                                     otherShape));
         }
+        checkLimits(topic);
         String dlqArn = null;
+        String dlqUrl = null;
         if (topic.dlq().isPresent()) {
             String dlq = topic.dlq().get();
             Map<String, String> attributes = fifoAttributes(fifo);
             attributes.put(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString(), DLQ_RETENTION_SECONDS);
-            String dlqUrl = ensureQueue(queueName(dlq, fifo), attributes, topic, "dlq:" + topic.name());
+            dlqUrl = ensureQueue(queueName(dlq, fifo), attributes, topic, "dlq:" + topic.name());
             queueUrls.put(key(dlq, fifo), dlqUrl);
             dlqArn = attributes(dlqUrl, "reading dead-letter queue '" + dlq + "'")
                     .get("QueueArn");
@@ -156,6 +160,8 @@ final class SqsTopology {
         String topicArn = sns ? createTopic(topic) : null;
         String mainName = queueName(topic.name(), fifo);
         Map<String, String> create = fifoAttributes(fifo);
+        String retention = Long.toString(config.queueRetention().toSeconds());
+        create.put(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString(), retention);
         if (dlqArn != null) {
             create.put(QueueAttributeName.REDRIVE_POLICY.toString(), redrivePolicy(dlqArn));
         }
@@ -164,8 +170,38 @@ final class SqsTopology {
         String mainArn = existing.get("QueueArn");
         Map<String, String> update = new HashMap<>();
         checkRedrive(topic, mainName, existing.get("RedrivePolicy"), dlqArn, update);
+        if (!retention.equals(existing.get(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString()))) {
+            log.info(
+                    "queue '{}' of topic '{}' keeps messages for {}: setting queueRetention {}",
+                    mainName,
+                    topic.name(),
+                    existing.get(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString()) + " s",
+                    DurationText.of(config.queueRetention()));
+            update.put(QueueAttributeName.MESSAGE_RETENTION_PERIOD.toString(), retention);
+        }
         if (topicArn != null) {
             checkPolicy(topic, mainName, existing.get("Policy"), mainArn, topicArn, update);
+            if (dlqUrl != null) {
+                // SNS sends what it cannot deliver to the queue to the topic's dead-letter queue (its redrive policy)
+                String dlqName = queueName(topic.dlq().orElseThrow(), fifo);
+                Map<String, String> dlqUpdate = new HashMap<>();
+                checkPolicy(
+                        topic,
+                        dlqName,
+                        attributes(dlqUrl, "reading dead-letter queue '" + dlqName + "'")
+                                .get("Policy"),
+                        dlqArn,
+                        topicArn,
+                        dlqUpdate);
+                if (!dlqUpdate.isEmpty()) {
+                    String url = dlqUrl;
+                    SqsErrors.await(
+                            aws.sqs(c ->
+                                    c.setQueueAttributes(r -> r.queueUrl(url).attributesWithStrings(dlqUpdate))),
+                            timeout,
+                            "setting " + dlqUpdate.keySet() + " of dead-letter queue '" + dlqName + "'");
+                }
+            }
         }
         if (!update.isEmpty()) {
             SqsErrors.await(
@@ -174,7 +210,7 @@ final class SqsTopology {
                     "setting " + update.keySet() + " of queue '" + mainName + "'");
         }
         if (topicArn != null) {
-            subscribe(topic, topicArn, mainArn, mainName);
+            subscribe(topic, topicArn, mainArn, mainName, dlqArn);
             topicArns.put(topic.name(), topicArn);
         }
         queueUrls.put(key(topic.name(), fifo), mainUrl);
@@ -474,28 +510,112 @@ final class SqsTopology {
         }
     }
 
-    private void subscribe(Topic<?> topic, String topicArn, String queueArn, String queue) {
+    /**
+     * Subscribes the queue to the SNS topic with raw delivery and, when the topic has a DLQ, a redrive policy to it
+     * (without one, a message SNS cannot deliver to the queue is dropped after Publish reported success). An existing
+     * subscription of the queue must have raw delivery; its redrive policy is set if it lacks this one.
+     */
+    private void subscribe(Topic<?> topic, String topicArn, String queueArn, String queue, @Nullable String dlqArn) {
         requireSns();
+        String redrive = dlqArn == null ? null : redrivePolicyOf(dlqArn);
+        Map.@Nullable Entry<String, Map<String, String>> existing = rawSubscription(topic, topicArn, queueArn, queue);
+        if (existing != null) {
+            String arn = existing.getKey();
+            if (redrive != null
+                    && !dlqArn.equals(redriveTarget(existing.getValue().get("RedrivePolicy")))) {
+                SqsErrors.await(
+                        aws.sns(c -> c.setSubscriptionAttributes(r -> r.subscriptionArn(arn)
+                                .attributeName("RedrivePolicy")
+                                .attributeValue(redrive))),
+                        timeout,
+                        "setting the redrive policy of subscription " + arn + " (queue '" + queue + "')");
+            }
+            return;
+        }
+        Map<String, String> attributes = new HashMap<>();
+        attributes.put("RawMessageDelivery", "true");
+        if (redrive != null) {
+            attributes.put("RedrivePolicy", redrive);
+        }
         try {
             SqsErrors.await(
                     aws.sns(c -> c.subscribe(r -> r.topicArn(topicArn)
                             .protocol("sqs")
                             .endpoint(queueArn)
-                            .attributes(Map.of("RawMessageDelivery", "true"))
+                            .attributes(attributes)
                             .returnSubscriptionArn(true))),
                     timeout,
                     "subscribing queue '" + queue + "' to SNS topic " + topicArn);
         } catch (TopologyException e) {
             throw new TopologyException(
-                    ("queue '%s' of topic '%s' cannot be subscribed to SNS topic %s with raw"
-                                    + " delivery (%s). An existing subscription of the queue must have RawMessageDelivery"
-                                    + " true")
+                    ("queue '%s' of topic '%s' cannot be subscribed to SNS topic %s with raw delivery and a redrive"
+                                    + " policy (%s)")
                             .formatted(queue, topic.name(), topicArn, e.getMessage()),
                     e);
         }
     }
 
+    private static @Nullable String redriveTarget(@Nullable String policy) {
+        if (policy == null || policy.isBlank()) {
+            return null;
+        }
+        try {
+            return JSON.readTree(policy).path("deadLetterTargetArn").asText(null);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** An SNS subscription's redrive policy: what SNS cannot deliver goes to {@code dlqArn}. */
+    static String redrivePolicyOf(String dlqArn) {
+        return JSON.createObjectNode().put("deadLetterTargetArn", dlqArn).toString();
+    }
+
+    /**
+     * Refuses, before anything is created, a topic whose retries the queues could not keep: a queue retention shorter
+     * than twice the longest hold tier, or, on a sequenced topic (whose retries wait in place, holding the message
+     * invisible), a tier longer than {@link #MAX_SEQUENCED_WAIT}.
+     */
+    void checkLimits(Topic<?> topic) {
+        Duration longest = Duration.ZERO;
+        for (HoldTier tier : topic.holdTiers()) {
+            if (tier.delay().compareTo(longest) > 0) {
+                longest = tier.delay();
+            }
+        }
+        if (config.queueRetention().compareTo(longest.multipliedBy(2)) < 0) {
+            throw new TopologyException(("topic '%s' has a hold tier of %s, but SQS queueRetention is %s: a retry could"
+                            + " outlive its queue's retention and be deleted unseen. Set queueRetention to at least %s"
+                            + " (twice the longest tier)")
+                    .formatted(
+                            topic.name(),
+                            DurationText.of(longest),
+                            DurationText.of(config.queueRetention()),
+                            DurationText.of(longest.multipliedBy(2))));
+        }
+        if (topic.isSequenced() && longest.compareTo(MAX_SEQUENCED_WAIT) > 0) {
+            throw new TopologyException(("sequenced topic '%s' has a hold tier of %s, but on SQS a retry of a sequenced"
+                            + " topic waits in place, holding its message invisible, and SQS ends that after 12 h"
+                            + " (then another consumer would take the key before the retry). Use tiers of at most %s")
+                    .formatted(topic.name(), DurationText.of(longest), DurationText.of(MAX_SEQUENCED_WAIT)));
+        }
+    }
+
+    /** The longest hold tier of a sequenced topic: SQS's 12 h visibility cap less an hour for the handler. */
+    static final Duration MAX_SEQUENCED_WAIT = SqsConfig.MAX_VISIBILITY.minusHours(1);
+
     private void checkSubscribed(Topic<?> topic, String topicArn, String queueArn, String queueUrl) {
+        if (rawSubscription(topic, topicArn, queueArn, queueUrl) == null) {
+            throw new TopologyException(
+                    "queue %s of topic '%s' is not subscribed to SNS topic %s: subscribe it with raw"
+                                    .formatted(queueUrl, topic.name(), topicArn)
+                            + " delivery");
+        }
+    }
+
+    /** A subscription of the queue to the SNS topic and its attributes, or null; it must have raw delivery. */
+    private Map.@Nullable Entry<String, Map<String, String>> rawSubscription(
+            Topic<?> topic, String topicArn, String queueArn, String queue) {
         for (Subscription s : subscriptions(topicArn)) {
             if (queueArn.equals(s.endpoint())) {
                 Map<String, String> attributes = SqsErrors.await(
@@ -506,14 +626,12 @@ final class SqsTopology {
                 if (!"true".equals(attributes.get("RawMessageDelivery"))) {
                     throw new TopologyException(("queue %s of topic '%s' is subscribed to SNS topic %s without raw"
                                     + " delivery: set RawMessageDelivery to true on subscription %s")
-                            .formatted(queueUrl, topic.name(), topicArn, s.subscriptionArn()));
+                            .formatted(queue, topic.name(), topicArn, s.subscriptionArn()));
                 }
-                return;
+                return Map.entry(s.subscriptionArn(), attributes);
             }
         }
-        throw new TopologyException("queue %s of topic '%s' is not subscribed to SNS topic %s: subscribe it with raw"
-                        .formatted(queueUrl, topic.name(), topicArn)
-                + " delivery");
+        return null;
     }
 
     private List<Subscription> subscriptions(String topicArn) {

@@ -118,4 +118,21 @@ class SqsConfigTest {
         assertThat(SqsSubscription.threshold(30)).isEqualTo(10);
         assertThat(SqsSubscription.threshold(1000)).isEqualTo(10);
     }
+
+    @Test
+    @DisplayName("queueRetention defaults to SQS's longest, 14 days, and takes whole seconds between 1 min and 14 days")
+    void queueRetention() {
+        assertThat(SqsConfig.ofDefaults().queueRetention()).isEqualTo(Duration.ofDays(14));
+        assertThat(SqsConfig.builder()
+                        .queueRetention(Duration.ofDays(2))
+                        .build()
+                        .queueRetention())
+                .isEqualTo(Duration.ofDays(2));
+        assertThatThrownBy(() -> SqsConfig.builder().queueRetention(Duration.ofDays(15)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SQS queueRetention");
+        assertThatThrownBy(() -> SqsConfig.builder().queueRetention(Duration.ofSeconds(30)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("SQS queueRetention must be whole seconds between 1 min and 14 days, was 30 s");
+    }
 }

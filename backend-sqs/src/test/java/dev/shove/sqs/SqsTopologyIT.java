@@ -108,6 +108,75 @@ class SqsTopologyIT {
     }
 
     @Test
+    @DisplayName("a topic's queue keeps messages 14 days (SQS's default is 4), an existing one is brought to"
+            + " queueRetention, and the SNS subscription redrives what SNS cannot deliver to the DLQ, which lets the"
+            + " topic send")
+    void retentionAndSubscriptionRedrive() throws Exception {
+        String name = SqsTestSupport.unique("retain");
+        Topic<String> topic = Topic.builder(name, String.class)
+                .holdQueue(Duration.ofSeconds(1))
+                .dlq()
+                .build();
+        broker(SqsTestSupport.config()).topology().declare(topic);
+
+        Map<String, String> main = attributes(name);
+        Map<String, String> dlq = attributes(name + "-dlq");
+        assertThat(main.get("MessageRetentionPeriod")).isEqualTo("1209600");
+        String arn = topicArn(name);
+        var subscription = sns.listSubscriptionsByTopic(r -> r.topicArn(arn))
+                .subscriptions()
+                .getFirst();
+        JsonNode redrive =
+                JSON.readTree(sns.getSubscriptionAttributes(r -> r.subscriptionArn(subscription.subscriptionArn()))
+                        .attributes()
+                        .get("RedrivePolicy"));
+        assertThat(redrive.get("deadLetterTargetArn").asText()).isEqualTo(dlq.get("QueueArn"));
+        JsonNode dlqStatement =
+                JSON.readTree(dlq.get("Policy")).get("Statement").get(0);
+        assertThat(dlqStatement.at("/Condition/ArnEquals/aws:SourceArn").asText())
+                .isEqualTo(arn);
+
+        broker(SqsTestSupport.config().toBuilder()
+                        .queueRetention(Duration.ofDays(2))
+                        .build())
+                .topology()
+                .declare(topic);
+        assertThat(attributes(name).get("MessageRetentionPeriod")).isEqualTo("172800");
+    }
+
+    @Test
+    @DisplayName("a queue retention shorter than twice the longest tier, and a sequenced tier past SQS's 12 h"
+            + " visibility, are refused before any queue is made")
+    void limitsRefused() {
+        String name = SqsTestSupport.unique("short");
+        Topic<String> topic = Topic.builder(name, String.class)
+                .holdQueue(Duration.ofHours(1))
+                .dlq()
+                .build();
+        Broker<Sqs> shortLived = broker(SqsTestSupport.config().toBuilder()
+                .queueRetention(Duration.ofMinutes(90))
+                .build());
+        assertThatThrownBy(() -> shortLived.topology().declare(topic))
+                .isInstanceOf(TopologyException.class)
+                .hasMessage(("topic '%s' has a hold tier of 1 h, but SQS queueRetention is 1 h 30 min: a retry could"
+                                + " outlive its queue's retention and be deleted unseen. Set queueRetention to at"
+                                + " least 2 h (twice the longest tier)")
+                        .formatted(name));
+        assertThat(sqs.listQueues(r -> r.queueNamePrefix(name)).queueUrls()).isEmpty();
+
+        String seq = SqsTestSupport.unique("long-wait");
+        Topic<String> sequenced = Topic.builder(seq, String.class)
+                .holdQueue(Duration.ofHours(12))
+                .dlq()
+                .sequenced(SequenceFailure.FAIL_ALL, s -> s)
+                .build();
+        assertThatThrownBy(() -> broker(SqsTestSupport.config()).topology().declare(sequenced))
+                .isInstanceOf(TopologyException.class)
+                .hasMessageContaining("sequenced topic '" + seq + "' has a hold tier of 12 h")
+                .hasMessageContaining("Use tiers of at most 11 h");
+    }
+
+    @Test
     @DisplayName("a sequenced topic gets FIFO queues and a FIFO SNS topic, deduplicating by message id, not content")
     void sequencedTopic() {
         String name = SqsTestSupport.unique("topo-seq");

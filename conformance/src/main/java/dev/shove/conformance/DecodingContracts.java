@@ -1,11 +1,18 @@
 package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shove.Codec;
 import dev.shove.DecodeFailurePolicy;
 import dev.shove.Outcome;
+import dev.shove.SchemaVersions;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,6 +71,48 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         assertThat(rec.calls()).isEmpty();
     }
 
+    /** A topic named {@code name} whose JSON codec is at schema version {@code current}. */
+    private Topic<Msg> versioned(String name, SchemaVersions<JsonNode> versions) {
+        return Topic.builder(name, Codec.json(Msg.class, versions))
+                .holdQueue(h().tier())
+                .dlq()
+                .build();
+    }
+
+    @Test
+    @DisplayName("a schema version travels with the message: an older one is upcast on every attempt, a newer one is"
+            + " dead-lettered as decode-failed naming it")
+    void schemaVersions() {
+        String name = h().name("decode-versions");
+        // version 1 called the key "label"; version 2 renamed it
+        Topic<Msg> topic = versioned(
+                name,
+                SchemaVersions.<JsonNode>builder(2)
+                        .upcaster(1, v1 -> {
+                            ObjectNode o = (ObjectNode) v1;
+                            o.set("key", o.remove("label"));
+                            return o;
+                        })
+                        .build());
+        Topic<Msg> newer = versioned(name, SchemaVersions.<JsonNode>builder(3).build());
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
+        Recorder<byte[]> dead = h().deadLetterReader(topic);
+        // version 1 as its producer wrote it: no version header
+        h().publisher().publish(h().rawTwin(topic), "{\"label\":\"old\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
+        h().publisher().publish(newer, new Msg("new", 3));
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
+        assertThat(calls).extracting(Recorder.Call::message).containsOnly(new Msg("old", 1));
+        assertThat(calls).extracting(c -> c.metadata().retryCount()).containsExactly(0, 1);
+        Recorder.Death<byte[]> death = dead.awaitDeaths(1).getFirst();
+        assertThat(death.reason())
+                .startsWith("decode-failed: json(dev.shove.conformance.Msg, v2): schema version 3 is newer than this"
+                        + " consumer reads (up to 2)");
+        assertThat(death.metadata().message().header(ShoveHeaders.SCHEMA_VERSION))
+                .hasValue("3");
+    }
+
     @Test
     @DisplayName("policy RETRY: an undecodable payload is retried (retryCount advances), then dead-lettered as"
             + " max-retries-exceeded")
@@ -110,6 +159,49 @@ abstract class DecodingContracts<B> extends Contracts<B> {
                         () -> h().count("shove.messages.discarded", "topic", topic.name(), "reason", "decode") == 1);
         dead.assertNoMoreDeaths(0);
         rec.assertNoMoreCalls(1);
+        assertThat(rec.messages()).containsExactly(Msg.of(1));
+    }
+
+    @Test
+    @DisplayName("a JSON message of the wrong shape (a required field missing, a primitive null) never reaches the"
+            + " handler: it is dead-lettered as decode-failed, the reason naming the field")
+    void wrongShapeDeadLettered() {
+        Topic<Msg> topic = plainTopic("decode-shape");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
+        Recorder<byte[]> dead = h().deadLetterReader(topic);
+        byte[] missing = "{\"id\":\"o-1\",\"n\":5}".getBytes(StandardCharsets.UTF_8);
+        byte[] nullPrimitive = "{\"key\":\"k\",\"n\":null}".getBytes(StandardCharsets.UTF_8);
+        h().publisher().publish(h().rawTwin(topic), missing);
+        h().publisher().publish(h().rawTwin(topic), nullPrimitive);
+
+        var deaths = dead.awaitDeaths(2);
+        assertThat(deaths)
+                .extracting(d -> new String(d.message(), StandardCharsets.UTF_8), Recorder.Death::reason)
+                .containsExactlyInAnyOrder(
+                        tuple(
+                                new String(missing, StandardCharsets.UTF_8),
+                                "decode-failed: json(" + Msg.class.getName() + "): required field 'key' is missing"),
+                        tuple(
+                                new String(nullPrimitive, StandardCharsets.UTF_8),
+                                "decode-failed: json(" + Msg.class.getName()
+                                        + "): field 'n' is null, but its type int cannot be null"));
+        assertThat(deaths).allSatisfy(d -> assertThat(d.retryCount()).isZero());
+        assertThat(rec.calls()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a JSON message with fields its type does not know is handled: producers may add fields")
+    void unknownFieldsTolerated() {
+        Topic<Msg> topic = plainTopic("decode-added");
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        h().publisher()
+                .publish(
+                        h().rawTwin(topic),
+                        "{\"key\":\"k\",\"n\":1,\"addedLater\":{\"x\":[1,2]}}".getBytes(StandardCharsets.UTF_8));
+
+        rec.awaitCalls(1);
         assertThat(rec.messages()).containsExactly(Msg.of(1));
     }
 

@@ -15,6 +15,7 @@ import dev.shove.Topic;
 import dev.shove.TopologyException;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -212,6 +213,20 @@ abstract class PublishingContracts<B> extends Contracts<B> {
         assertThat(rec.calls())
                 .allSatisfy(
                         c -> assertThat(c.metadata().headers()).containsEntry(ShoveHeaders.MESSAGE_ID, c.messageId()));
+    }
+
+    @Test
+    @DisplayName("a shove-message-id given by the publisher is the message's id, and a retry keeps it")
+    void callerMessageId() {
+        Topic<Msg> topic = plainTopic("caller-id");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt < 1 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, rec);
+        String id = "caller-" + UUID.randomUUID();
+        h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of(ShoveHeaders.MESSAGE_ID, id));
+
+        List<String> ids =
+                rec.awaitCalls(2).stream().map(Recorder.Call::messageId).toList();
+        assertThat(ids).containsExactly(id, id);
     }
 
     @Test

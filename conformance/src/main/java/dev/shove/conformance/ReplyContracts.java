@@ -252,7 +252,7 @@ abstract class ReplyContracts<B> extends Contracts<B> {
         h().publisher().publishBatch(in, List.of(Msg.of(1), Msg.of(2)));
         BatchRecorder<Msg> rec = h().batchRecorder(b -> b.call() == 0
                 ? b.each((e, attempt) -> e.message().n() == 1
-                        ? Outcome.ack().withReply(out, Msg.of(9), Map.of(ShoveHeaders.MESSAGE_ID, "forged"))
+                        ? Outcome.ack().withReply(out, Msg.of(9), Map.of(ShoveHeaders.RETRY_COUNT, "7"))
                         : Outcome.ack())
                 : BatchOutcome.ackAll());
         h().consumeBatch(in, config(), BatchOptions.of(2, tier()), rec);

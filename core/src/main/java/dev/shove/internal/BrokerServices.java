@@ -51,6 +51,11 @@ final class BrokerServices implements AutoCloseable {
         return metrics;
     }
 
+    /** {@return what the transport was opened with, e.g. whether anyone reads the meters} */
+    public TransportContext context() {
+        return context;
+    }
+
     public Watchdog watchdog() {
         return watchdog;
     }

@@ -84,7 +84,7 @@ final class ConsumerPool<T, C> {
         this.handlers = handlers;
         this.interceptors = interceptors;
         this.engineContext = engineContext;
-        this.backlog = new Backlog(topic, group, engineContext.services().transport());
+        this.backlog = new Backlog(topic, group, engineContext.services().transport(), this::backlogRead);
         this.backlogView = new Backlog.View() {
             @Override
             public @Nullable QueueStats stats() {
@@ -108,12 +108,20 @@ final class ConsumerPool<T, C> {
         };
     }
 
+    /** Hands the broker's figures of a backlog read to this registration's backlog gauges. */
+    private void backlogRead(QueueStats stats) {
+        engineContext.services().metrics().backlog(topic.name(), metricGroup).figures(backlogView, stats);
+    }
+
     synchronized void start() {
         if (started) {
             return;
         }
         started = true;
-        engineContext.services().metrics().backlog(topic.name(), metricGroup).set(backlogView);
+        engineContext.services().metrics().backlog(topic.name(), metricGroup).attach(backlogView);
+        if (engineContext.services().context().observed()) {
+            backlogView.stats(); // the first read starts now, so the broker's figures are there for the first scrape
+        }
         if (deadLetterHandling == DeadLetterHandling.KEEP) {
             var caps = engineContext.services().capabilities();
             deadLetterFeed = new DeadLetterFeed(
@@ -457,7 +465,7 @@ final class ConsumerPool<T, C> {
                     .services()
                     .metrics()
                     .backlog(topic.name(), metricGroup)
-                    .compareAndSet(backlogView, null);
+                    .detach(backlogView);
             all = new ArrayList<>(consumers);
             deadLetterEngine = deadLetters;
         }

@@ -48,7 +48,7 @@ final class DeadLetterFlow<T, C> implements Flow {
         String unreadable = pipeline.oversize(payload.length);
         if (unreadable == null) {
             try {
-                message = pipeline.topic.codec().decode(payload);
+                message = pipeline.topic.codec().decode(payload, job.delivery.headers());
             } catch (StackOverflowError e) {
                 unreadable = DeliveryPipeline.firstLine(e);
             } catch (VirtualMachineError e) {

@@ -52,8 +52,7 @@ final class Metrics {
 
     private final ConcurrentHashMap<List<String>, AtomicInteger> states = new ConcurrentHashMap<>();
 
-    private final ConcurrentHashMap<List<String>, AtomicReference<Backlog.@Nullable View>> backlogs =
-            new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<List<String>, BacklogGauges> backlogs = new ConcurrentHashMap<>();
 
     Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -134,66 +133,109 @@ final class Metrics {
     }
 
     /**
-     * Where the backlog gauges of one registration ({@code topic}, {@code group}) read their figures: registered once
-     * per id, and pointed at the newest registration with that id (a group started again, a second group of the
-     * same name), since a registry keeps the gauges registered first. Null shows NaN.
+     * The backlog gauges of one registration ({@code topic}, {@code group}): registered once per id, and pointed at
+     * the newest registration with that id (a group started again, a second group of the same name), since a registry
+     * keeps the gauges registered first.
      */
-    AtomicReference<Backlog.@Nullable View> backlog(String topic, String group) {
-        return backlogs.computeIfAbsent(List.of(topic, group), id -> {
-            AtomicReference<Backlog.@Nullable View> view = new AtomicReference<>();
-            backlogGauge(
-                    view, BACKLOG_READY, "Messages waiting on the broker (queue depth or lag)", topic, group, v -> {
-                        QueueStats s = v.stats();
-                        return s == null ? Double.NaN : s.ready();
-                    });
-            backlogGauge(
-                    view,
-                    BACKLOG_UNACKED,
-                    "Messages delivered and not yet settled, as the broker knows",
-                    topic,
-                    group,
-                    v -> {
-                        QueueStats s = v.stats();
-                        return s == null ? Double.NaN : s.inFlight();
-                    });
-            backlogGauge(view, BACKLOG_HELD, "Retry copies waiting out their delay in hold tiers", topic, group, v -> {
-                QueueStats s = v.stats();
-                return s == null || s.held() < 0 ? Double.NaN : s.held();
-            });
-            backlogGauge(
-                    view,
-                    BACKLOG_WAITING,
-                    "Retries waiting in place in this process (sequenced topics)",
-                    topic,
-                    group,
-                    Backlog.View::waiting);
-            backlogGauge(
-                    view,
-                    BACKLOG_OLDEST_WAIT,
-                    "Seconds the oldest retry waiting in place has waited",
-                    topic,
-                    group,
-                    v -> v.oldestWaitMillis() / 1000.0);
-            return view;
-        });
+    BacklogGauges backlog(String topic, String group) {
+        return backlogs.computeIfAbsent(List.of(topic, group), id -> new BacklogGauges(topic, group));
     }
 
-    private void backlogGauge(
-            AtomicReference<Backlog.@Nullable View> view,
-            String name,
-            String description,
-            String topic,
-            String group,
-            ToDoubleFunction<Backlog.View> value) {
-        Gauge.builder(name, view, ref -> {
-                    Backlog.View v = ref.get();
-                    return v == null ? Double.NaN : value.applyAsDouble(v);
-                })
-                .description(description)
-                .tag("topic", topic)
-                .tag("consumer_group", group)
-                .strongReference(true)
-                .register(registry);
+    /**
+     * The backlog gauges of one registration id. The two that count in this process ({@code waiting}, {@code
+     * oldest.wait}) exist from the start. The broker's figures ({@code ready}, {@code unacked}, {@code held}) are
+     * registered only once a read has brought them, and {@code held} only once the backend counted its hold tiers (it
+     * answers -1 where it cannot): a gauge never shows NaN for a figure not known yet, or never known at all. Once
+     * registered, they show the newest figures read, which outlive a stopped registration until the next one reads.
+     * Reading any of them asks the registration for fresh figures (never waiting on the broker: see {@link
+     * Backlog#cached}), so a scrape of the first two is what brings the others. Thread-safe.
+     */
+    final class BacklogGauges {
+        private final String topic;
+        private final String group;
+        private final AtomicReference<Backlog.@Nullable View> view = new AtomicReference<>();
+        private volatile @Nullable QueueStats known;
+        private volatile boolean countsRegistered; // written under this
+        private volatile boolean heldRegistered; // written under this
+
+        private BacklogGauges(String topic, String group) {
+            this.topic = topic;
+            this.group = group;
+            gauge(BACKLOG_WAITING, "Retries waiting in place in this process (sequenced topics)", g -> {
+                Backlog.View v = g.refresh();
+                return v == null ? 0 : v.waiting();
+            });
+            gauge(BACKLOG_OLDEST_WAIT, "Seconds the oldest retry waiting in place has waited", g -> {
+                Backlog.View v = g.refresh();
+                return v == null ? 0 : v.oldestWaitMillis() / 1000.0;
+            });
+        }
+
+        /** Points the gauges at {@code registration}, the newest with this id. */
+        void attach(Backlog.View registration) {
+            view.set(registration);
+        }
+
+        /** Leaves the gauges to the next registration with this id, if {@code registration} is still theirs. */
+        void detach(Backlog.View registration) {
+            view.compareAndSet(registration, null);
+        }
+
+        /** The registration's newest figures from the broker; registers the gauges they make known. */
+        void figures(Backlog.View registration, QueueStats stats) {
+            if (view.get() != registration) {
+                return; // a registration replaced or stopped: its figures are not the current one's
+            }
+            known = stats;
+            if (countsRegistered && (heldRegistered || stats.held() < 0)) {
+                return;
+            }
+            synchronized (this) {
+                if (!countsRegistered) {
+                    countsRegistered = true;
+                    gauge(
+                            BACKLOG_READY,
+                            "Messages waiting on the broker (queue depth or lag)",
+                            g -> g.figures().ready());
+                    gauge(
+                            BACKLOG_UNACKED,
+                            "Messages delivered and not yet settled, as the broker knows",
+                            g -> g.figures().inFlight());
+                }
+                if (!heldRegistered && stats.held() >= 0) {
+                    heldRegistered = true;
+                    gauge(
+                            BACKLOG_HELD,
+                            "Retry copies waiting out their delay in hold tiers",
+                            g -> Math.max(0, g.figures().held()));
+                }
+            }
+        }
+
+        /** Asks the current registration for fresh figures (in the background); returns it, or null when none. */
+        private Backlog.@Nullable View refresh() {
+            Backlog.View v = view.get();
+            if (v != null) {
+                v.stats();
+            }
+            return v;
+        }
+
+        /** The newest figures, asking for fresher ones; only called by gauges registered once figures were known. */
+        private QueueStats figures() {
+            refresh();
+            QueueStats stats = known;
+            return stats == null ? new QueueStats(0, 0, 0) : stats;
+        }
+
+        private void gauge(String name, String description, ToDoubleFunction<BacklogGauges> value) {
+            Gauge.builder(name, this, value)
+                    .description(description)
+                    .tag("topic", topic)
+                    .tag("consumer_group", group)
+                    .strongReference(true)
+                    .register(registry);
+        }
     }
 
     public Counter autoscalerDecision(String group, String direction) {

@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 
 /** Encodes, stamps and routes messages, then hands them to the transport; counts and times every publish. */
 final class PublisherImpl implements Publisher {
+    /** The longest message id a caller may give: as long as logs and dead letters show one. */
+    static final int MAX_MESSAGE_ID = Failures.MAX_ID;
+
     private final Transport transport;
     private final Metrics metrics;
 
@@ -129,14 +132,19 @@ final class PublisherImpl implements Publisher {
         return prepare(reply.topic(), reply.message(), reply.headers());
     }
 
-    /** Encodes the message and builds its headers: the user's (validated), a fresh message id, the ordering key. */
+    /**
+     * Encodes the message and builds its headers: the user's (validated), a fresh message id unless the caller gave
+     * one, the ordering key.
+     */
     static <M> OutboundMessage prepare(Topic<M> topic, M message, Map<String, String> userHeaders) {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(userHeaders, "headers");
         if (!userHeaders.isEmpty()) { // an empty map's iterator is still an object per message
             for (Map.Entry<String, String> h : userHeaders.entrySet()) {
-                if (ShoveHeaders.isReserved(h.getKey())) {
+                if (h.getKey().equals(ShoveHeaders.MESSAGE_ID)) {
+                    checkMessageId(topic, h.getValue());
+                } else if (ShoveHeaders.isReserved(h.getKey())) {
                     throw new IllegalArgumentException(
                             "header '%s' uses the reserved prefix '%s' (publishing to topic '%s'); rename it"
                                     .formatted(h.getKey(), ShoveHeaders.PREFIX, topic.name()));
@@ -156,24 +164,44 @@ final class PublisherImpl implements Publisher {
         String key = null;
         int shard = -1;
         Sequencing<M> sequencing = topic.sequencing().orElse(null);
+        Map<String, String> codecHeaders = topic.codec().headers(); // e.g. the schema version
         Map<String, String> headers;
         if (sequencing != null) {
             key = sequencing.keyOf(message);
             shard = sequencing.shardOf(key);
-            Map<String, String> all = new HashMap<>(userHeaders.size() + 3);
+            Map<String, String> all = new HashMap<>(userHeaders.size() + codecHeaders.size() + 3);
             all.putAll(userHeaders);
+            all.putAll(codecHeaders);
             all.put(ShoveHeaders.SEQUENCE_KEY, key);
-            all.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            all.putIfAbsent(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
             headers = Map.copyOf(all);
-        } else if (userHeaders.isEmpty()) {
+        } else if (userHeaders.isEmpty() && codecHeaders.isEmpty()) {
             headers = MessageIdHeaders.fresh(); // only the id, formatted when first read
         } else {
-            Map<String, String> all = new HashMap<>(userHeaders.size() + 2);
+            Map<String, String> all = new HashMap<>(userHeaders.size() + codecHeaders.size() + 2);
             all.putAll(userHeaders);
-            all.put(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
+            all.putAll(codecHeaders);
+            all.putIfAbsent(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
             headers = Map.copyOf(all);
         }
         return new OutboundMessage(payload, headers, key, shard, topic.codec().contentType());
+    }
+
+    /**
+     * A caller's own message id (an outbox relay's, a CloudEvent's id): it must be a usable id, since logs, dead
+     * letters and the inbox name the message by it.
+     */
+    private static void checkMessageId(Topic<?> topic, String id) {
+        Objects.requireNonNull(id, () -> "header '" + ShoveHeaders.MESSAGE_ID + "' has a null value");
+        if (id.isBlank() || id.length() > MAX_MESSAGE_ID || id.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException(
+                    "header '%s' must be a message id of 1 to %d characters on one line, not blank (publishing to topic '%s'); got '%s'"
+                            .formatted(
+                                    ShoveHeaders.MESSAGE_ID,
+                                    MAX_MESSAGE_ID,
+                                    topic.name(),
+                                    Failures.oneLine(id, Failures.MAX_ID)));
+        }
     }
 
     private static <M> void await(Topic<M> topic, CompletableFuture<Void> future) {

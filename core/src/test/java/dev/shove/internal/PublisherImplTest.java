@@ -142,8 +142,52 @@ class PublisherImplTest {
             assertThat(headers).hasSize(2);
         }
 
+        @Test
+        @DisplayName("a shove-message-id given by the caller is the message's id, instead of a fresh one")
+        void callerMessageId() {
+            publisher.publishWithHeaders(
+                    ORDERS, new Order("o-1", "c-1"), Map.of(ShoveHeaders.MESSAGE_ID, "evt-42", "x-custom", "v"));
+
+            assertThat(transport.published.getFirst().headers())
+                    .containsEntry(ShoveHeaders.MESSAGE_ID, "evt-42")
+                    .containsEntry("x-custom", "v")
+                    .hasSize(2);
+        }
+
+        @Test
+        @DisplayName("on a sequenced topic too, the caller's shove-message-id is kept beside the ordering key")
+        void callerMessageIdSequenced() {
+            publisher.publishWithHeaders(SEQUENCED, new Order("o-1", "a"), Map.of(ShoveHeaders.MESSAGE_ID, "evt-7"));
+
+            assertThat(transport.published.getFirst().headers())
+                    .containsEntry(ShoveHeaders.MESSAGE_ID, "evt-7")
+                    .containsEntry(ShoveHeaders.SEQUENCE_KEY, "a");
+        }
+
         @ParameterizedTest(name = "\"{0}\"")
-        @ValueSource(strings = {"shove-message-id", "Shove-Retry-Count", "SHOVE-SEQUENCE-KEY", "shove-mine"})
+        @ValueSource(strings = {"", "   ", "two\nlines"})
+        @DisplayName("a caller's shove-message-id that is blank or not on one line is refused; nothing is published")
+        void callerMessageIdChecked(String id) {
+            assertThatThrownBy(() -> publisher.publishWithHeaders(
+                            ORDERS, new Order("o-1", "c-1"), Map.of(ShoveHeaders.MESSAGE_ID, id)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("header 'shove-message-id' must be a message id of 1 to 200 characters")
+                    .hasMessageContaining("topic 'orders'");
+            assertThat(transport.published).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a caller's shove-message-id longer than 200 characters is refused")
+        void callerMessageIdTooLong() {
+            assertThatThrownBy(() -> publisher.publishWithHeaders(
+                            ORDERS, new Order("o-1", "c-1"), Map.of(ShoveHeaders.MESSAGE_ID, "x".repeat(201))))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("1 to 200 characters");
+            assertThat(transport.published).isEmpty();
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = {"Shove-Message-Id", "shove-retry-count", "SHOVE-SEQUENCE-KEY", "shove-mine"})
         @DisplayName("a header with the reserved prefix, in any case, is refused and nothing is published")
         void reservedRefused(String header) {
             assertThatThrownBy(() -> publisher.publishWithHeaders(ORDERS, new Order("o-1", "c-1"), Map.of(header, "x")))

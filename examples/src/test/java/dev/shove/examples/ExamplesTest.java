@@ -519,6 +519,46 @@ class ExamplesTest {
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("VersionedOrders")
+    class Versioned {
+        private final Output output = new Output();
+        private VersionedOrders.Result result;
+
+        @BeforeAll
+        void run() {
+            result = VersionedOrders.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("orders written at versions 1 and 2 reach the version 3 handler upcast; its own as is")
+        void upcast() {
+            assertThat(result.handled())
+                    .containsExactlyInAnyOrder(
+                            new VersionedOrders.Order("o-1", 1_500, "EUR"),
+                            new VersionedOrders.Order("o-2", 2_000, "GBP"),
+                            new VersionedOrders.Order("o-3", 990, "USD"));
+        }
+
+        @Test
+        @DisplayName("an order of version 4 is dead-lettered, its reason naming the version")
+        void newerRefused() {
+            assertThat(result.deadReasons())
+                    .singleElement()
+                    .asString()
+                    .contains("schema version 4 is newer than this consumer reads (up to 3)");
+            assertThat(String.join("\n", output.lines()))
+                    .contains("written at version 1 (no header)", "written at version 2");
+        }
+
+        @Test
+        @DisplayName("the run reports no problem and the group stops cleanly")
+        void clean() {
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     @DisplayName("RawGateway")
     class Raw {
         private final Output output = new Output();
@@ -544,6 +584,44 @@ class ExamplesTest {
             assertThat(result.rejected())
                     .singleElement()
                     .isEqualTo(result.sent().get(2));
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("CloudEventsGateway")
+    class CloudEvents {
+        private final Output output = new Output();
+        private CloudEventsGateway.Result result;
+
+        @BeforeAll
+        void run() {
+            result = CloudEventsGateway.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("settled payments written by the partner's SDK are booked inside, under the partner's event ids")
+        void booked() {
+            assertThat(result.booked()).containsOnlyKeys("evt-1001", "evt-1003");
+            assertThat(output.lines())
+                    .anyMatch(line -> line.startsWith("payments  evt-1001 com.acme.payment.received 1299 cents,"
+                            + " subject pay-1, partner partner.example, message id evt-1001"));
+        }
+
+        @Test
+        @DisplayName("the event shove's id is the partner's id: the message id the payments service sees")
+        void messageIdIsTheEventId() {
+            result.booked()
+                    .forEach((eventId, messageId) -> assertThat(messageId).isEqualTo(eventId));
+        }
+
+        @Test
+        @DisplayName("an unknown event type and a foreign currency are rejected to the dead-letter queue")
+        void rejected() {
+            assertThat(result.rejected()).containsExactlyInAnyOrder("evt-1002", "evt-1004");
+            assertThat(output.lines())
+                    .contains("dead      evt-1002 rejected: unknown event type com.partner.payment.refunded");
             assertThat(result.problems()).isEmpty();
         }
     }

@@ -29,6 +29,7 @@ class ModulePathTest {
             "/com/fasterxml/jackson/datatype/",
             "/com/fasterxml/classmate/",
             "/com/github/victools/",
+            "/io/cloudevents/",
             "/io/micrometer/",
             "/org/hdrhistogram/",
             "/org/latencyutils/",
@@ -49,8 +50,10 @@ class ModulePathTest {
                 "Replay",
                 "Broadcast",
                 "RawGateway",
+                "CloudEventsGateway",
                 "HealthProbes",
                 "DeadLetterReplay",
+                "VersionedOrders",
                 "AsyncApiDocument"
             })
     @DisplayName("the example runs on the module path and exits 0")

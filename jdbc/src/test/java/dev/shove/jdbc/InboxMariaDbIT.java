@@ -1,0 +1,8 @@
+package dev.shove.jdbc;
+
+class InboxMariaDbIT extends InboxContract {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.MARIADB;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.shove.jdbc;
+
+class InboxPostgreSqlIT extends InboxContract {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRESQL;
+    }
+}

@@ -1,0 +1,8 @@
+package dev.shove.jdbc;
+
+class OutboxH2Test extends OutboxContract {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.H2;
+    }
+}
