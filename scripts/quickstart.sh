@@ -13,6 +13,7 @@
 #   scripts/quickstart.sh Broadcast                #   broadcast topics,
 #   scripts/quickstart.sh RawGateway               #   raw byte[] payloads
 #   scripts/quickstart.sh CloudEventsGateway       # CloudEvents in, structured, and out, binary
+#   scripts/quickstart.sh VersionedOrders          #   schema versions and upcasters
 #   scripts/quickstart.sh DeadLetterReplay         # browsing, replaying and purging dead letters
 #   scripts/quickstart.sh HealthProbes             # health and readiness probes
 #   scripts/quickstart.sh AsyncApiDocument json    # the AsyncAPI document of these examples' topics

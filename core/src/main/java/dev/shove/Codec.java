@@ -1,8 +1,10 @@
 package dev.shove;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Type;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,6 +43,29 @@ public interface Codec<M> {
     M decode(byte[] payload) throws Exception;
 
     /**
+     * Decodes wire bytes into a message, given the message's headers: shove calls this one, so that a codec whose
+     * reading depends on a header (the schema version of a {@link SchemaVersions versioned} codec) can see it. The
+     * default ignores the headers and calls {@link #decode(byte[])}.
+     *
+     * @param payload the bytes as received
+     * @param headers the message's headers as received, shove's own included
+     * @return the message; never null
+     * @throws Exception on bytes it cannot read; the message is then settled by the decode-failure policy
+     */
+    default M decode(byte[] payload, Map<String, String> headers) throws Exception {
+        return decode(payload);
+    }
+
+    /**
+     * {@return the headers this codec writes on every message it encodes; none by default} A versioned codec writes
+     * its schema version ({@link SchemaVersions#headers()}). These may use shove's reserved prefix: shove adds them
+     * after it checked the publisher's headers.
+     */
+    default Map<String, String> headers() {
+        return Map.of();
+    }
+
+    /**
      * {@return the MIME type of the encoded form, e.g. {@code application/json}; backends set it where the broker has a
      * field}
      */
@@ -51,6 +76,15 @@ public interface Codec<M> {
      * tools that describe topics, such as an AsyncAPI document's message schemas. Empty by default.
      */
     default Optional<Type> messageType() {
+        return Optional.empty();
+    }
+
+    /**
+     * {@return the codec's own schema of its payloads, when it has one (the Protobuf and Avro codecs do)} For tools that
+     * describe topics: an AsyncAPI document shows it as the payload, in its format. Empty by default; a JSON codec is
+     * described from its {@link #messageType()} instead.
+     */
+    default Optional<PayloadSchema> payloadSchema() {
         return Optional.empty();
     }
 
@@ -127,6 +161,27 @@ public interface Codec<M> {
      */
     static <M> JsonCodecBuilder<M> jsonBuilder(TypeReference<M> type) {
         return new JsonCodecBuilder<>(type.getType());
+    }
+
+    /**
+     * JSON with schema evolution: every message carries {@code versions.current()} in the {@value
+     * ShoveHeaders#SCHEMA_VERSION} header; a message written at an older version is read into a JSON tree, brought up
+     * to the current version by the upcasters, and then bound to {@code type}. A message of a newer version than
+     * {@code versions.current()} is a decode failure that names its version.
+     *
+     * <pre>{@code
+     * Codec<Order> codec = Codec.json(Order.class, SchemaVersions.<JsonNode>builder(2)
+     *         .upcaster(1, v1 -> ((ObjectNode) v1).put("currency", "EUR"))
+     *         .build());
+     * }</pre>
+     *
+     * @param type the message class, at the current version
+     * @param versions the current version and the upcasters, over the JSON tree
+     * @param <M> the message type
+     * @return a thread-safe JSON codec, thread-safe as long as the upcasters are
+     */
+    static <M> Codec<M> json(Class<M> type, SchemaVersions<JsonNode> versions) {
+        return JsonCodec.of(type, versions);
     }
 
     /** {@return the identity codec: the payload is the message} Bytes are delivered exactly as published. */

@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Defaults: exactly one consumer; the consumer defaults of {@link ConsumerOptions}; the autoscaler runs with {@link
- * AutoscalerConfig#ofDefaults()} whenever {@code max > min}; the group is named after the topic; a dead-letter
- * consumer calls {@link MessageHandler#handleDead} when the topic has a DLQ.
+ * AutoscalerConfig#ofDefaults()} whenever {@code max > min}; the group is named after the topic; when the topic has a
+ * DLQ, {@link MessageHandler#handleDead} runs once as each message dies and the dead letter stays in the queue
+ * ({@link DeadLetterHandling#KEEP}).
  *
  * @since 0.1.0
  */
@@ -36,7 +37,7 @@ public final class ConsumerGroupConfig {
     private final @Nullable AutoscalerConfig autoscaler;
     private final boolean autoscalerDisabled;
     private final @Nullable String groupName;
-    private final boolean deadLetterConsumer;
+    private final DeadLetterHandling deadLetters;
     private final @Nullable BackendGroupSettings backendSettings;
 
     private ConsumerGroupConfig(Builder b) {
@@ -46,7 +47,7 @@ public final class ConsumerGroupConfig {
         this.autoscaler = b.autoscaler;
         this.autoscalerDisabled = b.autoscalerDisabled;
         this.groupName = b.groupName;
-        this.deadLetterConsumer = b.deadLetterConsumer;
+        this.deadLetters = b.deadLetters;
         this.backendSettings = b.backendSettings;
     }
 
@@ -81,7 +82,7 @@ public final class ConsumerGroupConfig {
         b.autoscaler = autoscaler;
         b.autoscalerDisabled = autoscalerDisabled;
         b.groupName = groupName;
-        b.deadLetterConsumer = deadLetterConsumer;
+        b.deadLetters = deadLetters;
         b.backendSettings = backendSettings;
         return b;
     }
@@ -126,9 +127,17 @@ public final class ConsumerGroupConfig {
         return groupName != null ? groupName : topic.name();
     }
 
-    /** {@return whether the group also consumes the topic's dead-letter queue (calling {@code handleDead})} */
+    /**
+     * {@return whether the group calls {@code handleDead} for the topic's dead letters} True unless the mode is {@link
+     * DeadLetterHandling#NONE}.
+     */
     public boolean deadLetterConsumer() {
-        return deadLetterConsumer;
+        return deadLetters != DeadLetterHandling.NONE;
+    }
+
+    /** {@return what the group does with the topic's dead letters} */
+    public DeadLetterHandling deadLetters() {
+        return deadLetters;
     }
 
     /** {@return the group's settings of one backend's own, if any were added} */
@@ -140,7 +149,7 @@ public final class ConsumerGroupConfig {
     public String toString() {
         return "ConsumerGroupConfig[consumers=" + minConsumers + ".." + maxConsumers + ", autoscaler="
                 + autoscaler().map(Object::toString).orElse("off") + (groupName != null ? ", group=" + groupName : "")
-                + (deadLetterConsumer ? "" : ", no dead-letter consumer")
+                + (deadLetters == DeadLetterHandling.KEEP ? "" : ", dead letters " + deadLetters)
                 + (backendSettings != null ? ", " + backendSettings : "") + ", " + options + "]";
     }
 
@@ -154,7 +163,7 @@ public final class ConsumerGroupConfig {
         private @Nullable AutoscalerConfig autoscaler;
         private boolean autoscalerDisabled;
         private @Nullable String groupName;
-        private boolean deadLetterConsumer = true;
+        private DeadLetterHandling deadLetters = DeadLetterHandling.KEEP;
         private @Nullable BackendGroupSettings backendSettings;
 
         private Builder() {}
@@ -243,13 +252,35 @@ public final class ConsumerGroupConfig {
         }
 
         /**
-         * Leaves the topic's dead-letter queue alone: another service (or a later group) consumes it.
+         * Sets what the group does with the topic's dead letters; {@link DeadLetterHandling#KEEP} by default.
+         *
+         * @param handling keep them after {@code handleDead}, remove them after {@code handleDead}, or neither call
+         *     {@code handleDead} nor touch them
+         * @return this builder
+         */
+        public Builder deadLetters(DeadLetterHandling handling) {
+            this.deadLetters = Objects.requireNonNull(handling, "handling");
+            return this;
+        }
+
+        /**
+         * A consumer of the topic's dead-letter queue calls {@code handleDead} on every dead letter in it and removes
+         * it: {@code deadLetters(DeadLetterHandling.REMOVE)}.
+         *
+         * @return this builder
+         */
+        public Builder handleAndRemoveDeadLetters() {
+            return deadLetters(DeadLetterHandling.REMOVE);
+        }
+
+        /**
+         * Leaves the topic's dead-letter queue alone and never calls {@code handleDead}: a person, a script or
+         * another service handles the dead letters. {@code deadLetters(DeadLetterHandling.NONE)}.
          *
          * @return this builder
          */
         public Builder noDeadLetterConsumer() {
-            this.deadLetterConsumer = false;
-            return this;
+            return deadLetters(DeadLetterHandling.NONE);
         }
 
         /**

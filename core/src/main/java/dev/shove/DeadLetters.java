@@ -10,12 +10,15 @@ final class DeadLetters {
 
     private DeadLetters() {}
 
-    /** The default {@code handleUnreadableDead}: the bytes are dropped, said in a WARN and counted. */
+    /**
+     * The default {@code handleUnreadableDead}: said in a WARN; where the group removes its dead letters the flow
+     * learns of it ({@link UnreadableDrops}), says that the bytes are gone and counts them.
+     */
     static void logUnreadable(int size, DeadMessageMetadata metadata) {
         UnreadableDrops.dropped();
         log.warn(
-                "dead letter {} of topic '{}' ({} bytes) cannot be decoded and is dropped (reason: {}, original queue:"
-                        + " {}); implement handleUnreadableDead to keep such messages",
+                "dead letter {} of topic '{}' ({} bytes) cannot be decoded (reason: {}, original queue: {});"
+                        + " implement handleUnreadableDead to act on such messages",
                 metadata.message().messageId().orElse(metadata.message().deliveryId()),
                 metadata.message().topic(),
                 size,
@@ -25,8 +28,8 @@ final class DeadLetters {
 
     static void logUnhandled(DeadMessageMetadata metadata) {
         log.warn(
-                "dead letter {} of topic '{}' received and acknowledged; no handleDead is implemented (reason: {},"
-                        + " original queue: {}, death count: {})",
+                "dead letter {} of topic '{}': no handleDead is implemented (reason: {}, original queue: {}, death"
+                        + " count: {})",
                 metadata.message().messageId().orElse(metadata.message().deliveryId()),
                 metadata.message().topic(),
                 metadata.reason(),

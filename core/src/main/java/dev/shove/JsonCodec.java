@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.AnnotationIntrospector;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -21,6 +22,8 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Type;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
@@ -62,15 +65,27 @@ final class JsonCodec<M> implements Codec<M> {
 
     private final ObjectReader reader;
     private final ObjectWriter writer;
+    /** Reads an older version's payload as a tree, for the upcasters. */
+    private final ObjectReader treeReader;
+
     private final String name;
     private final Type messageType;
+    /** Null for an unversioned codec, which ignores the schema version header. */
+    private final @Nullable SchemaVersions<JsonNode> versions;
 
-    private JsonCodec(ObjectMapper mapper, JavaType type, Type messageType, boolean strict) {
+    private JsonCodec(
+            ObjectMapper mapper,
+            JavaType type,
+            Type messageType,
+            boolean strict,
+            @Nullable SchemaVersions<JsonNode> versions) {
         ObjectReader r = mapper.readerFor(type);
         this.reader = strict ? r.with(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES) : r;
         this.writer = mapper.writerFor(type);
-        this.name = "json(" + type.toCanonical() + ")";
+        this.treeReader = mapper.readerFor(JsonNode.class);
+        this.name = "json(" + type.toCanonical() + (versions == null ? "" : ", v" + versions.current()) + ")";
         this.messageType = messageType;
+        this.versions = versions;
     }
 
     static <M> JsonCodec<M> of(Class<M> type) {
@@ -79,6 +94,15 @@ final class JsonCodec<M> implements Codec<M> {
 
     static <M> JsonCodec<M> of(Class<M> type, ObjectMapper mapper) {
         return of(type, mapper, true);
+    }
+
+    static <M> JsonCodec<M> of(Class<M> type, SchemaVersions<JsonNode> versions) {
+        return new JsonCodec<>(
+                STRICT_DEFAULT_MAPPER,
+                STRICT_DEFAULT_MAPPER.constructType(type),
+                type,
+                true,
+                Objects.requireNonNull(versions));
     }
 
     static <M> JsonCodec<M> of(TypeReference<M> type) {
@@ -95,7 +119,7 @@ final class JsonCodec<M> implements Codec<M> {
     static <M> JsonCodec<M> of(Type type, @Nullable ObjectMapper mapper, boolean strict) {
         ObjectMapper base = mapper == null ? DEFAULT_MAPPER : mapper;
         ObjectMapper used = !strict ? base : mapper == null ? STRICT_DEFAULT_MAPPER : strict(mapper);
-        return new JsonCodec<>(used, used.constructType(type), type, strict);
+        return new JsonCodec<>(used, used.constructType(type), type, strict, null);
     }
 
     /** A copy of {@code mapper} whose creator parameters are required as {@link RequiredCreatorParameters} says. */
@@ -186,6 +210,33 @@ final class JsonCodec<M> implements Codec<M> {
             }
         }
         return out.toString();
+    }
+
+    @Override
+    public M decode(byte[] payload, Map<String, String> headers) throws Exception {
+        SchemaVersions<JsonNode> v = versions;
+        if (v == null) {
+            return decode(payload);
+        }
+        int version = v.versionOf(headers);
+        if (version == v.current()) {
+            return decode(payload);
+        }
+        JsonNode tree = treeReader.readValue(payload);
+        if (tree == null || tree.isNull() || tree.isMissingNode()) {
+            throw new IllegalArgumentException("payload is JSON null");
+        }
+        M value = reader.readValue(v.upcast(tree, version));
+        if (value == null) {
+            throw new IllegalArgumentException("the upcast payload is JSON null");
+        }
+        return value;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        SchemaVersions<JsonNode> v = versions;
+        return v == null ? Map.of() : v.headers();
     }
 
     @Override

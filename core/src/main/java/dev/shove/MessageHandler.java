@@ -40,29 +40,32 @@ public interface MessageHandler<T, C> {
     Outcome handle(T message, MessageMetadata metadata, C context) throws Exception;
 
     /**
-     * Called for each message read from the topic's dead-letter queue. The dead letter is acknowledged after this
-     * returns, whether it returns normally or throws: a dead letter is never retried. The default logs a WARN with
-     * the reason, original queue and death count.
+     * Called once for each message of this group that dies (rejected, out of retries), after the dead letter is
+     * stored in the topic's dead-letter queue, where it stays ({@link DeadLetterHandling#KEEP}, the default); or, with
+     * {@link DeadLetterHandling#REMOVE}, for each dead letter read from the queue, which is then removed. Whether it
+     * returns normally or throws, a dead letter is never retried. The default logs a WARN with the reason, original
+     * queue and death count.
      *
      * @param message the dead letter, decoded
      * @param metadata why and where it died, and its headers
      * @param context the group's context
-     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
+     * @throws Exception anything; it is logged, and the dead letter is kept or removed all the same
      */
     default void handleDead(T message, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnhandled(metadata);
     }
 
     /**
-     * Called for a message in the dead-letter queue that cannot be decoded (it was dead-lettered because it could not
-     * be read, or the codec changed since). The dead letter is acknowledged afterwards, whatever this does. The
-     * default logs a WARN and the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the
-     * DLQ): override it to keep them somewhere.
+     * Called, like {@code handleDead}, for a dead letter that cannot be decoded (it was dead-lettered because it
+     * could not be read, or the codec changed since). With {@link DeadLetterHandling#KEEP} (the default) its bytes stay
+     * in the dead-letter queue whatever this does; with {@link DeadLetterHandling#REMOVE} the default logs a WARN and
+     * the bytes are gone (counted in {@code shove.messages.discarded{reason=decode}} on the DLQ): override it to keep
+     * them somewhere.
      *
      * @param payload the dead letter's bytes as received
      * @param metadata why and where it died, and its headers
      * @param context the group's context
-     * @throws Exception anything; it is logged and the dead letter is acknowledged all the same
+     * @throws Exception anything; it is logged, and the dead letter is kept or removed all the same
      */
     default void handleUnreadableDead(byte[] payload, DeadMessageMetadata metadata, C context) throws Exception {
         DeadLetters.logUnreadable(payload.length, metadata);

@@ -26,6 +26,8 @@ import java.util.Locale;
  *       capped and on one line</td></tr>
  *   <tr><td>{@value #EXCEPTION_TRACE}</td><td>on dead letters of a handler that threw</td><td>its stack trace and
  *       causes, capped and on one line</td></tr>
+ *   <tr><td>{@value #SCHEMA_VERSION}</td><td>on publish by a versioned codec ({@link SchemaVersions})</td><td>the
+ *       schema version of the payload; absent means 1</td></tr>
  *   <tr><td>{@value #REPLAY_COUNT}</td><td>on copies replayed from the dead-letter queue</td><td>times replayed</td></tr>
  * </table>
  *
@@ -58,6 +60,9 @@ public final class ShoveHeaders {
     /** How many times a copy was replayed from the dead-letter queue. */
     public static final String REPLAY_COUNT = "shove-replay-count";
 
+    /** The schema version of the payload, written on publish by a versioned codec; absent means 1. */
+    public static final String SCHEMA_VERSION = "shove-schema-version";
+
     /** Every header shove writes. */
     public static final List<String> ALL = List.of(
             MESSAGE_ID,
@@ -70,7 +75,8 @@ public final class ShoveHeaders {
             EXCEPTION_CLASS,
             EXCEPTION_MESSAGE,
             EXCEPTION_TRACE,
-            REPLAY_COUNT);
+            REPLAY_COUNT,
+            SCHEMA_VERSION);
 
     private ShoveHeaders() {}
 

@@ -24,6 +24,7 @@ class ConsumerGroupConfigTest {
         assertThat(c.groupNameFor(Topic.builder("orders", String.class).build()))
                 .isEqualTo("orders");
         assertThat(c.deadLetterConsumer()).isTrue();
+        assertThat(c.deadLetters()).isEqualTo(DeadLetterHandling.KEEP);
         assertThat(c.backendSettings()).isEmpty();
     }
 
@@ -136,6 +137,12 @@ class ConsumerGroupConfigTest {
         assertThat(c.groupNameFor(Topic.builder("orders", String.class).build()))
                 .isEqualTo("billing");
         assertThat(c.deadLetterConsumer()).isFalse();
+        assertThat(c.deadLetters()).isEqualTo(DeadLetterHandling.NONE);
+        assertThat(ConsumerGroupConfig.builder()
+                        .handleAndRemoveDeadLetters()
+                        .build()
+                        .deadLetters())
+                .isEqualTo(DeadLetterHandling.REMOVE);
         assertThat(c.backendSettings()).containsSame(kafkaish);
         assertThatThrownBy(() -> ConsumerGroupConfig.builder().groupName(" "))
                 .isInstanceOf(IllegalArgumentException.class)

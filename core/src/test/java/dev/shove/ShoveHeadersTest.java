@@ -50,7 +50,8 @@ class ShoveHeadersTest {
                         ShoveHeaders.EXCEPTION_CLASS,
                         ShoveHeaders.EXCEPTION_MESSAGE,
                         ShoveHeaders.EXCEPTION_TRACE,
-                        ShoveHeaders.REPLAY_COUNT);
+                        ShoveHeaders.REPLAY_COUNT,
+                        ShoveHeaders.SCHEMA_VERSION);
         assertThat(ShoveHeaders.PREFIX).isEqualTo("shove-");
     }
 }

@@ -314,7 +314,16 @@ final class DocumentWriter {
             node.set("bindings", bindings);
         }
         node.put("x-shove-codec", topic.codec().name());
+        schemaVersion(topic, node);
         return node;
+    }
+
+    /** A versioned codec's current version: what its publishers write in the schema version header. */
+    private static void schemaVersion(Topic<?> topic, ObjectNode node) {
+        String version = topic.codec().headers().get(ShoveHeaders.SCHEMA_VERSION);
+        if (version != null) {
+            node.put("x-shove-schema-version", version);
+        }
     }
 
     private static ObjectNode deadLetter(Topic<?> topic, ObjectNode payload) {

@@ -79,6 +79,15 @@ final class HeaderSchemas {
                             "",
                             On.BOTH)),
             Map.entry(
+                    ShoveHeaders.SCHEMA_VERSION,
+                    new Header(
+                            "Written by the publisher when the topic's codec is versioned: the payload's schema"
+                                    + " version, a decimal number; absent means 1. Consumers upcast older versions"
+                                    + " and refuse newer ones.",
+                            COUNT,
+                            "",
+                            On.BOTH)),
+            Map.entry(
                     ShoveHeaders.DEATH_REASON,
                     new Header(
                             "Why the message was dead-lettered: rejected, rejected: <reason>,"

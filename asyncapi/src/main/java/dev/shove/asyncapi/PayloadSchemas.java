@@ -24,6 +24,8 @@ import com.github.victools.jsonschema.generator.naming.SchemaDefinitionNamingStr
 import com.github.victools.jsonschema.module.jackson.JacksonModule;
 import com.github.victools.jsonschema.module.jackson.JacksonOption;
 import dev.shove.Codec;
+import dev.shove.PayloadSchema;
+import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.AnnotatedType;
@@ -67,6 +69,9 @@ final class PayloadSchemas {
 
     /** Jackson's view of an enum constant; shove's mapper writes enums as a plain one does. */
     private static final ObjectMapper ENUM_WRITER = new ObjectMapper();
+
+    /** Reads the JSON of a codec's own payload schema. */
+    private static final ObjectMapper PARSER = new ObjectMapper();
 
     /**
      * Types shove's JSON codec writes otherwise than victools assumes: a {@code byte[]} is base64 text, a {@link
@@ -115,6 +120,10 @@ final class PayloadSchemas {
      * asked for.
      */
     ObjectNode payload(Codec<?> codec) {
+        PayloadSchema own = codec.payloadSchema().orElse(null);
+        if (own != null) {
+            return multiFormat(own);
+        }
         Optional<Type> type = codec.messageType();
         if (type.isPresent() && type.get() == byte[].class) {
             return binary("bytes exactly as published: shove neither decodes nor changes them");
@@ -133,6 +142,26 @@ final class PayloadSchemas {
             return any;
         }
         return builder.createSchemaReference(type.get());
+    }
+
+    /**
+     * A codec's own schema as AsyncAPI's Multi Format Schema Object: its format, and the schema, as JSON when the
+     * format is JSON (Avro's), as text otherwise (a {@code .proto} file).
+     */
+    private static ObjectNode multiFormat(PayloadSchema own) {
+        ObjectNode node = JSON.objectNode();
+        node.put("schemaFormat", own.format());
+        if (isJson(own.format())) {
+            try {
+                node.set("schema", PARSER.readTree(own.document()));
+                return node;
+            } catch (IOException e) {
+                throw new IllegalArgumentException(
+                        "the payload schema of format " + own.format() + " is not JSON: " + e.getMessage(), e);
+            }
+        }
+        node.put("schema", own.document());
+        return node;
     }
 
     /** Every named schema the payloads refer to, by name; completes the references {@link #payload} returned. */

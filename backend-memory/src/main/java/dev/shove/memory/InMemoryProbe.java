@@ -211,7 +211,7 @@ public final class InMemoryProbe {
         List<M> out = new ArrayList<>();
         for (MemMessage m : broker.peek(queue)) {
             try {
-                out.add(topic.codec().decode(m.payload));
+                out.add(topic.codec().decode(m.payload, m.headers));
             } catch (Exception e) {
                 throw new CodecException(
                         "a message in '" + queue + "' cannot be decoded as "

@@ -105,7 +105,10 @@ class NatsDeadLettersIT {
             var consumers = broker.consumerGroup();
             consumers.register(
                     topic,
-                    ConsumerGroupConfig.builder().groupName("billing").build(),
+                    ConsumerGroupConfig.builder()
+                            .groupName("billing")
+                            .handleAndRemoveDeadLetters()
+                            .build(),
                     () -> new MessageHandler<Msg, NoContext>() {
                         @Override
                         public Outcome handle(Msg m, MessageMetadata meta, NoContext c) {

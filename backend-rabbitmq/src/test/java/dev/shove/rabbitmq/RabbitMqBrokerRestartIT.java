@@ -144,8 +144,7 @@ class RabbitMqBrokerRestartIT {
             await().atMost(Duration.ofSeconds(120)).until(() -> acked.size() + dead.size() == published.size());
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> admin.depth(topic.name()) == 0
-                            && admin.depth(topic.holdTiers().getFirst().queue()) == 0
-                            && admin.depth(topic.dlq().orElseThrow()) == 0);
+                            && admin.depth(topic.holdTiers().getFirst().queue()) == 0);
             group.stop(Duration.ofSeconds(10));
 
             Set<Integer> accounted = new HashSet<>(acked);
@@ -153,6 +152,8 @@ class RabbitMqBrokerRestartIT {
             assertThat(accounted).as("nothing lost").isEqualTo(published);
             assertThat(acked).as("nothing both acked and dead").doesNotContainAnyElementsOf(dead);
             assertThat(dead).hasSize(published.size() / 10);
+            // kept after handleDead; a message redelivered by the restart before it was settled may die twice
+            assertThat(admin.depth(topic.dlq().orElseThrow())).isGreaterThanOrEqualTo(dead.size());
             assertThat(runsAfterRestart.get())
                     .as("the consumers resumed by themselves")
                     .isPositive();

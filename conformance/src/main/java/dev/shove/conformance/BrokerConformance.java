@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The conformance kit: every contract of the library's semantics (documented in {@code docs/concepts}) as a JUnit 5
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Nested;
  * @param <B> the backend marker
  * @since 0.1.0
  */
+@ExtendWith(KitSelection.class)
 public abstract class BrokerConformance<B> {
 
     /** The default of {@link #patience()}. */

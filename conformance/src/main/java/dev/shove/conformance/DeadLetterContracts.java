@@ -2,6 +2,8 @@ package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.shove.DeadLetter;
+import dev.shove.DeadLetterQueue;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.MessageHandler;
 import dev.shove.MessageMetadata;
@@ -13,7 +15,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** The dead-letter consumer: handleDead, its metadata, and dead letters that are acknowledged whatever happens. */
+/**
+ * What a group does with its dead letters: handleDead once per dead letter, its metadata; by default the dead letter
+ * stays in the queue whatever handleDead did ({@code KEEP}); {@code REMOVE} consumes and empties the queue.
+ */
 abstract class DeadLetterContracts<B> extends Contracts<B> {
 
     DeadLetterContracts(BrokerConformance<B> kit) {
@@ -105,8 +110,8 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName(
-            "a dead letter that cannot be decoded is acknowledged without calling handleDead; later ones are handled")
+    @DisplayName("a message that cannot be decoded is kept as a dead letter with its raw bytes, handleDead is not"
+            + " called for it, and later ones are handled")
     void undecodableDeadLetter() {
         Topic<Msg> topic = plainTopic("dead-undecodable");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
@@ -121,14 +126,19 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
         rec.assertNoMoreDeaths(1);
         assertThat(rec.deaths().getFirst().message()).isEqualTo(Msg.of(2));
         assertThat(group.stop(h().patience()).exitCode()).isZero();
+        assertThat(h().count("shove.messages.discarded", "topic", topic.dlq().orElseThrow(), "reason", "decode"))
+                .isZero();
 
         Recorder<byte[]> reader = h().deadLetterReader(topic);
-        reader.assertNoMoreDeaths(0);
+        assertThat(reader.awaitDeaths(2))
+                .extracting(d -> new String(d.message(), StandardCharsets.UTF_8))
+                .contains("not json");
     }
 
     @Test
-    @DisplayName("noDeadLetterConsumer leaves dead letters in the DLQ for a later consumer")
-    void withoutDeadLetterConsumer() {
+    @DisplayName("noDeadLetterConsumer and the default leave dead letters already in the DLQ alone;"
+            + " handleAndRemoveDeadLetters hands them to handleDead and empties the DLQ")
+    void deadLettersAlreadyStored() {
         Topic<Msg> topic = plainTopic("dead-left");
         Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject());
         var first = h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
@@ -137,20 +147,47 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
         rec.assertNoMoreDeaths(0);
         assertThat(first.stop(h().patience()).exitCode()).isZero();
 
-        Recorder<Msg> later = h().acking();
-        h().consume(topic, later);
+        Recorder<Msg> keeping = h().acking();
+        var second = h().consume(topic, keeping);
+        keeping.assertNoMoreDeaths(0);
+        assertThat(second.stop(h().patience()).exitCode()).isZero();
 
-        Recorder.Death<Msg> death = later.awaitDeaths(1).getFirst();
+        Recorder<Msg> removing = h().acking();
+        h().consume(topic, config(c -> c.handleAndRemoveDeadLetters()), removing);
+        Recorder.Death<Msg> death = removing.awaitDeaths(1).getFirst();
         assertThat(death.message()).isEqualTo(Msg.of(1));
         assertThat(death.reason()).isEqualTo("rejected");
+        h().await(
+                        "the dead-letter queue to be empty",
+                        () -> h().broker().deadLetters(topic).count().orElse(-1) == 0);
     }
 
     @Test
-    @DisplayName("the default handleDead acknowledges dead letters: they are not delivered again")
-    void defaultHandleDeadAcknowledges() {
+    @DisplayName("by default a dead letter stays in the DLQ after handleDead, where broker.deadLetters sees it")
+    void defaultKeepsDeadLetters() {
         Topic<Msg> topic = plainTopic("dead-default");
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> Outcome.reject("kept"));
+        var group = h().consume(topic, rec);
+        h().publisher().publish(topic, Msg.of(1));
+
+        rec.awaitDeaths(1);
+        assertThat(group.stop(h().patience()).exitCode()).isZero();
+        DeadLetterQueue<Msg> dlq = h().broker().deadLetters(topic);
+        h().await("the dead letter to stay in the queue", () -> dlq.count().orElse(-1) == 1);
+        List<DeadLetter<Msg>> kept = dlq.browse(10);
+        assertThat(kept).hasSize(1);
+        assertThat(kept.getFirst().message()).contains(Msg.of(1));
+        assertThat(kept.getFirst().metadata().reason()).isEqualTo("rejected: kept");
+        rec.assertNoMoreDeaths(1);
+    }
+
+    @Test
+    @DisplayName("handleAndRemoveDeadLetters: the default handleDead removes dead letters: they are not delivered"
+            + " again")
+    void removeModeAcknowledges() {
+        Topic<Msg> topic = plainTopic("dead-remove");
         var group = h().group();
-        group.register(topic, config(), () -> (m, meta, ctx) -> Outcome.reject());
+        group.register(topic, config(c -> c.handleAndRemoveDeadLetters()), () -> (m, meta, ctx) -> Outcome.reject());
         group.start();
         h().publisher().publish(topic, Msg.of(1));
 
@@ -191,10 +228,11 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
     }
 
     @Test
-    @DisplayName("a dead letter that cannot be decoded is discarded visibly: counted in shove.messages.discarded")
+    @DisplayName("handleAndRemoveDeadLetters: a dead letter that cannot be decoded is discarded visibly: counted in"
+            + " shove.messages.discarded")
     void undecodableDeadLetterCounted() {
         Topic<Msg> topic = plainTopic("dead-undecodable-count");
-        h().consume(topic, h().acking());
+        h().consume(topic, config(c -> c.handleAndRemoveDeadLetters()), h().acking());
         h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
 
         h().await(
@@ -213,7 +251,10 @@ abstract class DeadLetterContracts<B> extends Contracts<B> {
             + " that passes handleUnreadableDead on to the default")
     void undecodableDeadLetterCountedThroughWrapper() {
         Topic<Msg> topic = plainTopic("dead-undecodable-wrapped");
-        h().consume(topic, h().<Msg>acking().audited(record -> {}));
+        h().consume(
+                        topic,
+                        config(c -> c.handleAndRemoveDeadLetters()),
+                        h().<Msg>acking().audited(record -> {}));
         h().publisher().publish(h().rawTwin(topic), "not json".getBytes(StandardCharsets.UTF_8));
 
         h().await(

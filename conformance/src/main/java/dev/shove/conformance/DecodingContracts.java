@@ -3,10 +3,16 @@ package dev.shove.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shove.Codec;
 import dev.shove.DecodeFailurePolicy;
 import dev.shove.Outcome;
+import dev.shove.SchemaVersions;
+import dev.shove.ShoveHeaders;
 import dev.shove.Topic;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -63,6 +69,48 @@ abstract class DecodingContracts<B> extends Contracts<B> {
         assertThat(death.message()).isEqualTo(GARBAGE);
         h().assertStays("decoded once, never retried", () -> decodeFailures(topic) == 1);
         assertThat(rec.calls()).isEmpty();
+    }
+
+    /** A topic named {@code name} whose JSON codec is at schema version {@code current}. */
+    private Topic<Msg> versioned(String name, SchemaVersions<JsonNode> versions) {
+        return Topic.builder(name, Codec.json(Msg.class, versions))
+                .holdQueue(h().tier())
+                .dlq()
+                .build();
+    }
+
+    @Test
+    @DisplayName("a schema version travels with the message: an older one is upcast on every attempt, a newer one is"
+            + " dead-lettered as decode-failed naming it")
+    void schemaVersions() {
+        String name = h().name("decode-versions");
+        // version 1 called the key "label"; version 2 renamed it
+        Topic<Msg> topic = versioned(
+                name,
+                SchemaVersions.<JsonNode>builder(2)
+                        .upcaster(1, v1 -> {
+                            ObjectNode o = (ObjectNode) v1;
+                            o.set("key", o.remove("label"));
+                            return o;
+                        })
+                        .build());
+        Topic<Msg> newer = versioned(name, SchemaVersions.<JsonNode>builder(3).build());
+        Recorder<Msg> rec = h().recorder((m, meta, attempt) -> attempt == 0 ? Outcome.retry() : Outcome.ack());
+        h().consume(topic, config(c -> c.noDeadLetterConsumer()), rec);
+        Recorder<byte[]> dead = h().deadLetterReader(topic);
+        // version 1 as its producer wrote it: no version header
+        h().publisher().publish(h().rawTwin(topic), "{\"label\":\"old\",\"n\":1}".getBytes(StandardCharsets.UTF_8));
+        h().publisher().publish(newer, new Msg("new", 3));
+
+        List<Recorder.Call<Msg>> calls = rec.awaitCalls(2);
+        assertThat(calls).extracting(Recorder.Call::message).containsOnly(new Msg("old", 1));
+        assertThat(calls).extracting(c -> c.metadata().retryCount()).containsExactly(0, 1);
+        Recorder.Death<byte[]> death = dead.awaitDeaths(1).getFirst();
+        assertThat(death.reason())
+                .startsWith("decode-failed: json(dev.shove.conformance.Msg, v2): schema version 3 is newer than this"
+                        + " consumer reads (up to 2)");
+        assertThat(death.metadata().message().header(ShoveHeaders.SCHEMA_VERSION))
+                .hasValue("3");
     }
 
     @Test

@@ -193,14 +193,18 @@ final class Harness<B> implements AutoCloseable {
     }
 
     /**
-     * Reads {@code topic}'s dead-letter queue exactly as stored: registers its {@link #rawTwin raw twin} on a new
-     * group with no main consumer (min 0) and no size limit, whose {@code handleDead} records each dead letter. The
-     * group that consumes the topic itself must be registered {@code noDeadLetterConsumer()}.
+     * Reads {@code topic}'s dead-letter queue exactly as stored, and empties it: registers its {@link #rawTwin raw
+     * twin} on a new group with no main consumer (min 0) and no size limit, whose {@code handleDead} records each dead
+     * letter and which removes them ({@code handleAndRemoveDeadLetters()}). The group that consumes the topic itself
+     * must not remove them too (the default keeps them).
      */
     Recorder<byte[]> deadLetterReader(Topic<?> topic) {
         Recorder<byte[]> reader = acking();
-        ConsumerGroupConfig config =
-                kit.groupConfig(0, 1).noMessageSizeLimit().noAutoscaler().build();
+        ConsumerGroupConfig config = kit.groupConfig(0, 1)
+                .noMessageSizeLimit()
+                .noAutoscaler()
+                .handleAndRemoveDeadLetters()
+                .build();
         consume(rawTwin(topic), config, reader);
         return reader;
     }

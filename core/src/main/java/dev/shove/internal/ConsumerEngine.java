@@ -99,6 +99,13 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
     private volatile long lastReceivedMillis;
 
     private volatile @Nullable Subscription subscription;
+
+    /** Where this main consumer offers the dead letters it stored, for the registration's handleDead; or null. */
+    private @Nullable DeadLetterFeed deadLetterFeed;
+
+    /** The feed this dead-letter consumer reads in place of a subscription to the queue; or null. */
+    private @Nullable DeadLetterFeed source;
+
     private volatile @Nullable Throwable failure;
 
     ConsumerEngine(
@@ -127,12 +134,25 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
         this.watched = Watchdog.group(running);
     }
 
+    /** Before {@link #start}: offer each dead letter this consumer stores, once confirmed, to {@code feed}. */
+    void feedDeadLettersTo(DeadLetterFeed feed) {
+        this.deadLetterFeed = feed;
+    }
+
+    /** Before {@link #start}: consume {@code feed} instead of subscribing to the queue (a dead-letter consumer). */
+    void consumeFrom(DeadLetterFeed feed) {
+        this.source = feed;
+    }
+
     /** Subscribes and starts the workers. Throws what the transport throws (a missing queue, an unreachable broker). */
     void start() {
         state = RUNNING;
         context.services().watchdog().watch(watched);
         try {
-            subscription = context.services().transport().subscribe(request, this);
+            DeadLetterFeed feed = source;
+            subscription = feed != null
+                    ? context.services().transport().subscribeLocal(request, this, feed::open)
+                    : context.services().transport().subscribe(request, this);
         } catch (RuntimeException e) {
             state = STOPPED;
             context.services().watchdog().remove(watched);
@@ -500,11 +520,16 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
             case Hold h ->
                 Settlement.forward(
                         new Settlement.Copy.ToHold(h.tier(), h.delay(), job.delivery.payload(), holdHeaders(job, h)));
-            case DeadLetter d ->
-                Settlement.forward(new Settlement.Copy.ToDeadLetter(
+            case DeadLetter d -> {
+                Settlement.Copy.ToDeadLetter copy = new Settlement.Copy.ToDeadLetter(
                         request.topic().dlq().orElseThrow(),
                         job.delivery.payload(),
-                        deadLetterHeaders(job, d, failure)));
+                        deadLetterHeaders(job, d, failure));
+                if (deadLetterFeed != null) {
+                    job.deadLetter = copy;
+                }
+                yield Settlement.forward(copy);
+            }
             case Discard d -> Settlement.ACK;
             case DeliveryPolicy.Skip s -> Settlement.ACK;
             case WaitInPlace w -> throw new AssertionError("a wait in place settles nothing");
@@ -672,8 +697,15 @@ final class ConsumerEngine implements DeliverySink, Watchdog.Owner {
                     job.messageId(),
                     job.delivery.queue(),
                     failure.toString());
-        } else if (job.continuation != null && !job.returned()) {
-            context.continuations().submit(job.continuation, request.topic().name(), job.messageId());
+        } else if (!job.returned()) {
+            DeadLetterFeed feed = deadLetterFeed;
+            Settlement.Copy.ToDeadLetter dead = job.deadLetter;
+            if (feed != null && dead != null) {
+                feed.offer(dead.payload(), dead.headers());
+            }
+            if (job.continuation != null) {
+                context.continuations().submit(job.continuation, request.topic().name(), job.messageId());
+            }
         }
         signalIdle();
     }

@@ -91,7 +91,7 @@ final class ConsumerGroupImpl<B, C> implements ConsumerGroup<B, C> {
                 config.minConsumers(),
                 config.maxConsumers(),
                 config.autoscaler().orElse(null),
-                config.deadLetterConsumer(),
+                config.deadLetters(),
                 config.backendSettings().orElse(null),
                 spec));
         return this;

@@ -3,6 +3,7 @@ package dev.shove.internal;
 import dev.shove.AutoscalerConfig;
 import dev.shove.BackendGroupSettings;
 import dev.shove.BatchMessageHandler;
+import dev.shove.DeadLetterHandling;
 import dev.shove.DeadMessageMetadata;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
@@ -45,7 +46,7 @@ final class ConsumerPool<T, C> {
     private final HandlerSpec<T, C> handlers;
     private final List<HandlerInterceptor> interceptors;
     private final @Nullable AutoscalerConfig autoscaler;
-    private final boolean deadLetterConsumer;
+    private final DeadLetterHandling deadLetterHandling;
     private final @Nullable BackendGroupSettings backendSettings;
     private final EngineContext engineContext;
     private final Backlog backlog;
@@ -53,6 +54,7 @@ final class ConsumerPool<T, C> {
     private final List<ConsumerEngine> consumers = new CopyOnWriteArrayList<>();
     private final List<ConsumerEngine> stopped = new CopyOnWriteArrayList<>();
     private @Nullable ConsumerEngine deadLetters;
+    private @Nullable DeadLetterFeed deadLetterFeed;
     private @Nullable Thread autoscalerThread;
     private int sequence;
     private boolean started;
@@ -65,7 +67,7 @@ final class ConsumerPool<T, C> {
             int min,
             int max,
             @Nullable AutoscalerConfig autoscaler,
-            boolean deadLetterConsumer,
+            DeadLetterHandling deadLetterHandling,
             @Nullable BackendGroupSettings backendSettings,
             HandlerSpec<T, C> handlers,
             List<HandlerInterceptor> interceptors,
@@ -77,7 +79,7 @@ final class ConsumerPool<T, C> {
         this.min = min;
         this.max = max;
         this.autoscaler = autoscaler;
-        this.deadLetterConsumer = deadLetterConsumer && topic.dlq().isPresent();
+        this.deadLetterHandling = topic.dlq().isPresent() ? deadLetterHandling : DeadLetterHandling.NONE;
         this.backendSettings = backendSettings;
         this.handlers = handlers;
         this.interceptors = interceptors;
@@ -120,10 +122,19 @@ final class ConsumerPool<T, C> {
         if (engineContext.services().context().observed()) {
             backlogView.stats(); // the first read starts now, so the broker's figures are there for the first scrape
         }
+        if (deadLetterHandling == DeadLetterHandling.KEEP) {
+            var caps = engineContext.services().capabilities();
+            deadLetterFeed = new DeadLetterFeed(
+                    topic.name(),
+                    topic.dlq().orElseThrow(),
+                    pipeline.options.prefetch(),
+                    caps.deliveryCount(),
+                    caps.timestamps());
+        }
         for (int i = 0; i < min; i++) {
             addConsumer();
         }
-        if (deadLetterConsumer) {
+        if (deadLetterHandling != DeadLetterHandling.NONE) {
             SubscriptionRequest request = new SubscriptionRequest(
                     topic,
                     SubscriptionRequest.Source.DEAD_LETTER,
@@ -137,13 +148,16 @@ final class ConsumerPool<T, C> {
                     request.consumerId(),
                     engineContext,
                     request,
-                    new DeadLetterFlow<>(pipeline, deadHandler()),
+                    new DeadLetterFlow<>(pipeline, deadHandler(), deadLetterFeed != null),
                     pipeline.options.prefetch(),
                     pipeline.timeoutNanos,
                     false,
                     null,
                     pipeline.deadMeters,
                     new Valve(topic.name() + "-dlq", null, null, null)); // dead letters are not paused
+            if (deadLetterFeed != null) {
+                engine.consumeFrom(deadLetterFeed);
+            }
             engine.start();
             deadLetters = engine;
         }
@@ -254,6 +268,9 @@ final class ConsumerPool<T, C> {
                 handlers instanceof HandlerSpec.Batch<T, C> batch ? batch.options() : null,
                 pipeline.meters,
                 pipeline.valve);
+        if (deadLetterFeed != null) {
+            engine.feedDeadLettersTo(deadLetterFeed);
+        }
         engine.start();
         consumers.add(engine);
     }
@@ -441,6 +458,7 @@ final class ConsumerPool<T, C> {
     /** Stops every consumer of this registration by the deadline and tallies how they ended. */
     SupervisorOutcome stop(long deadlineNanos) {
         List<ConsumerEngine> all;
+        @Nullable ConsumerEngine deadLetterEngine;
         synchronized (this) {
             stopping = true;
             engineContext
@@ -449,14 +467,40 @@ final class ConsumerPool<T, C> {
                     .backlog(topic.name(), metricGroup)
                     .detach(backlogView);
             all = new ArrayList<>(consumers);
-            if (deadLetters != null) {
-                all.add(deadLetters);
-            }
+            deadLetterEngine = deadLetters;
         }
         Thread scaler = autoscalerThread;
         if (scaler != null) {
             scaler.interrupt();
         }
+        boolean anyTimedOut;
+        if (deadLetterFeed != null && deadLetterEngine != null) {
+            // the main consumers first: the dead letters they store while draining still reach handleDead
+            anyTimedOut = stopAll(all, deadlineNanos);
+            anyTimedOut |= stopAll(List.of(deadLetterEngine), deadlineNanos);
+            all.add(deadLetterEngine);
+        } else {
+            if (deadLetterEngine != null) {
+                all.add(deadLetterEngine);
+            }
+            anyTimedOut = stopAll(all, deadlineNanos);
+        }
+        int errors = 0;
+        for (ConsumerEngine c : all) {
+            if (c.failure() != null) {
+                errors++;
+            }
+        }
+        for (ConsumerEngine c : stopped) {
+            if (c.failure() != null) {
+                errors++;
+            }
+        }
+        return new SupervisorOutcome(errors, 0, anyTimedOut);
+    }
+
+    /** Stops {@code all} side by side by the deadline; true if any of them timed out. */
+    private static boolean stopAll(List<ConsumerEngine> all, long deadlineNanos) {
         List<Thread> stoppers = new ArrayList<>();
         boolean[] timedOut = new boolean[all.size()];
         for (int i = 0; i < all.size(); i++) {
@@ -477,17 +521,6 @@ final class ConsumerPool<T, C> {
             }
             anyTimedOut |= timedOut[i];
         }
-        int errors = 0;
-        for (ConsumerEngine c : all) {
-            if (c.failure() != null) {
-                errors++;
-            }
-        }
-        for (ConsumerEngine c : stopped) {
-            if (c.failure() != null) {
-                errors++;
-            }
-        }
-        return new SupervisorOutcome(errors, 0, anyTimedOut);
+        return anyTimedOut;
     }
 }

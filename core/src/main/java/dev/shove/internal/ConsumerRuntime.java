@@ -3,6 +3,7 @@ package dev.shove.internal;
 import dev.shove.AutoscalerConfig;
 import dev.shove.BackendGroupSettings;
 import dev.shove.ConsumerOptions;
+import dev.shove.DeadLetterHandling;
 import dev.shove.GroupHealth;
 import dev.shove.HandlerInterceptor;
 import dev.shove.RegistrationHealth;
@@ -118,7 +119,7 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
             int min,
             int max,
             @Nullable AutoscalerConfig autoscaler,
-            boolean deadLetterConsumer,
+            DeadLetterHandling deadLetters,
             @Nullable BackendGroupSettings backendSettings,
             HandlerSpec<T, C> handlers) {}
 
@@ -153,7 +154,7 @@ final class ConsumerRuntime<C> implements EngineContext, AutoCloseable {
                     broadcast ? 1 : spec.min(),
                     broadcast ? 1 : spec.max(),
                     broadcast ? null : spec.autoscaler(),
-                    spec.deadLetterConsumer() && !broadcast,
+                    broadcast ? DeadLetterHandling.NONE : spec.deadLetters(),
                     spec.backendSettings(),
                     spec.handlers(),
                     List.copyOf(interceptors),

@@ -4,6 +4,7 @@ import dev.shove.BatchMessageHandler;
 import dev.shove.BatchOptions;
 import dev.shove.ConsumerOptions;
 import dev.shove.ConsumerSupervisor;
+import dev.shove.DeadLetterHandling;
 import dev.shove.GroupHealth;
 import dev.shove.HandlerInterceptor;
 import dev.shove.MessageHandler;
@@ -77,7 +78,7 @@ final class ConsumerSupervisorImpl<B, C> implements ConsumerSupervisor<B, C> {
 
     private <T> ConsumerSupervisor<B, C> register(Topic<T> topic, ConsumerOptions options, HandlerSpec<T, C> spec) {
         runtime.register(new ConsumerRuntime.Spec<T, C>(
-                topic, topic.name(), METRIC_GROUP, options, 1, 1, null, true, null, spec));
+                topic, topic.name(), METRIC_GROUP, options, 1, 1, null, DeadLetterHandling.KEEP, null, spec));
         return this;
     }
 

@@ -12,10 +12,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flow of a topic's dead-letter queue: decode, call {@code handleDead}, and acknowledge whatever happens. A dead
- * letter is never retried. One larger than the registration's size limit is not decoded (decoding it could exhaust
- * the heap): like one that cannot be decoded, it goes to {@code handleUnreadableDead} as bytes, whose default logs and
- * drops it, counted in {@code shove.messages.discarded}.
+ * The flow of a topic's dead letters: decode, call {@code handleDead}, and settle whatever happens. A dead letter is
+ * never retried. One larger than the registration's size limit is not decoded (decoding it could exhaust the heap):
+ * like one that cannot be decoded, it goes to {@code handleUnreadableDead} as bytes.
+ *
+ * <p>It reads either the registration's own dead letters as they are stored ({@link DeadLetterFeed}, {@code keeps}):
+ * settling them leaves them in the queue; or the queue itself, and then settling removes them, and an unreadable one
+ * whose {@code handleUnreadableDead} is the default is gone, counted in {@code shove.messages.discarded}.
  */
 final class DeadLetterFlow<T, C> implements Flow {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterFlow.class);
@@ -29,10 +32,13 @@ final class DeadLetterFlow<T, C> implements Flow {
 
     private final DeliveryPipeline<T, C> pipeline;
     private final DeadHandler<T, ? super C> handler;
+    private final boolean keeps;
 
-    DeadLetterFlow(DeliveryPipeline<T, C> pipeline, DeadHandler<T, ? super C> handler) {
+    /** {@code keeps}: the dead letters stay in the queue after the call (the flow reads a {@link DeadLetterFeed}). */
+    DeadLetterFlow(DeliveryPipeline<T, C> pipeline, DeadHandler<T, ? super C> handler, boolean keeps) {
         this.pipeline = pipeline;
         this.handler = handler;
+        this.keeps = keeps;
     }
 
     @Override
@@ -42,7 +48,7 @@ final class DeadLetterFlow<T, C> implements Flow {
         String unreadable = pipeline.oversize(payload.length);
         if (unreadable == null) {
             try {
-                message = pipeline.topic.codec().decode(payload);
+                message = pipeline.topic.codec().decode(payload, job.delivery.headers());
             } catch (StackOverflowError e) {
                 unreadable = DeliveryPipeline.firstLine(e);
             } catch (VirtualMachineError e) {
@@ -69,7 +75,15 @@ final class DeadLetterFlow<T, C> implements Flow {
                 handler.handleUnreadableDead(payload, metadata, context);
                 return null;
             });
-            if (UnreadableDrops.take()) {
+            if (UnreadableDrops.take() && !keeps) {
+                log.warn(
+                        "dead letter {} of topic '{}' cannot be decoded and is removed from '{}' ({}); implement"
+                                + " handleUnreadableDead to keep its bytes, or keep dead letters in the queue"
+                                + " (DeadLetterHandling.KEEP)",
+                        job.messageId(),
+                        pipeline.topic.name(),
+                        job.delivery.queue(),
+                        unreadable);
                 pipeline.deadMeters.discarded(unreadable.startsWith("oversize") ? "oversize" : "decode");
             }
         }
@@ -78,9 +92,10 @@ final class DeadLetterFlow<T, C> implements Flow {
         }
         if (worker.error != null) {
             log.error(
-                    "handleDead for topic '{}' failed on dead letter {}; it is acknowledged anyway",
+                    "handleDead for topic '{}' failed on dead letter {}; it is {} all the same",
                     pipeline.topic.name(),
                     job.messageId(),
+                    keeps ? "kept in the dead-letter queue" : "removed from the dead-letter queue",
                     worker.error);
         }
         pipeline.deadMeters.consumed(Outcome.Kind.ACK, worker.nanos);
@@ -91,9 +106,10 @@ final class DeadLetterFlow<T, C> implements Flow {
     public List<Verdict> timedOut(Object token) {
         Job job = (Job) token;
         log.warn(
-                "handleDead for topic '{}' exceeded its timeout on dead letter {}; interrupted and acknowledged",
+                "handleDead for topic '{}' exceeded its timeout on dead letter {}; interrupted, and the dead letter is {}",
                 pipeline.topic.name(),
-                job.messageId());
+                job.messageId(),
+                keeps ? "kept" : "removed");
         return List.of(Verdict.of(job, DeliveryPolicy.ACK, null));
     }
 
@@ -102,7 +118,11 @@ final class DeadLetterFlow<T, C> implements Flow {
     public List<Verdict> crashed(List<Job> jobs, Throwable error) {
         List<Verdict> verdicts = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
-            log.error("dead letter {} of topic '{}' is acknowledged unhandled", job.messageId(), pipeline.topic.name());
+            log.error(
+                    "dead letter {} of topic '{}' is {} unhandled",
+                    job.messageId(),
+                    pipeline.topic.name(),
+                    keeps ? "kept" : "removed");
             verdicts.add(Verdict.of(job, DeliveryPolicy.ACK, null));
         }
         return verdicts;

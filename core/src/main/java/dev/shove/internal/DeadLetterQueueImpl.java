@@ -295,7 +295,7 @@ final class DeadLetterQueueImpl<T> implements DeadLetterQueue<T> {
         T decoded = null;
         String unreadable = null;
         try {
-            decoded = topic.codec().decode(d.payload());
+            decoded = topic.codec().decode(d.payload(), h);
             if (decoded == null) {
                 unreadable = "the codec returned null";
             }

@@ -175,7 +175,7 @@ final class DeliveryPipeline<T, C> {
     T decode(Job job) throws Unreadable {
         T message;
         try {
-            message = topic.codec().decode(job.delivery.payload());
+            message = topic.codec().decode(job.delivery.payload(), job.delivery.headers());
         } catch (StackOverflowError e) {
             meters.failed("decode");
             throw new Unreadable(topic.codec().name() + ": " + firstLine(e));

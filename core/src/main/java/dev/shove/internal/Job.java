@@ -3,6 +3,7 @@ package dev.shove.internal;
 import dev.shove.ShoveHeaders;
 import dev.shove.spi.Delivery;
 import dev.shove.spi.SettleCallback;
+import dev.shove.spi.Settlement;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
@@ -55,6 +56,12 @@ final class Job implements SettleCallback {
     /** Told how the settlement ended (null: accepted), before any continuation; e.g. counts replies it carried. */
     @Nullable
     SettleCallback confirmation;
+
+    /**
+     * The dead-letter copy of its settlement, kept when the registration hands its own dead letters to {@code
+     * handleDead} ({@link DeadLetterFeed}): offered there once the broker confirmed it.
+     */
+    Settlement.Copy.@Nullable ToDeadLetter deadLetter;
 
     /** Continuations of outcomes decided so far, run after the final settlement. */
     @Nullable

@@ -165,21 +165,24 @@ final class PublisherImpl implements Publisher {
         String key = null;
         int shard = -1;
         Sequencing<M> sequencing = topic.sequencing().orElse(null);
+        Map<String, String> codecHeaders = topic.codec().headers(); // e.g. the schema version
         Map<String, String> headers;
         if (sequencing != null) {
             key = sequencing.keyOf(message);
             HeaderValues.check("the sequencing key", key, topic.name());
             shard = sequencing.shardOf(key);
-            Map<String, String> all = new HashMap<>(userHeaders.size() + 3);
+            Map<String, String> all = new HashMap<>(userHeaders.size() + codecHeaders.size() + 3);
             all.putAll(userHeaders);
+            all.putAll(codecHeaders);
             all.put(ShoveHeaders.SEQUENCE_KEY, key);
             all.putIfAbsent(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
             headers = Map.copyOf(all);
-        } else if (userHeaders.isEmpty()) {
+        } else if (userHeaders.isEmpty() && codecHeaders.isEmpty()) {
             headers = MessageIdHeaders.fresh(); // only the id, formatted when first read
         } else {
-            Map<String, String> all = new HashMap<>(userHeaders.size() + 2);
+            Map<String, String> all = new HashMap<>(userHeaders.size() + codecHeaders.size() + 2);
             all.putAll(userHeaders);
+            all.putAll(codecHeaders);
             all.putIfAbsent(ShoveHeaders.MESSAGE_ID, Ids.newMessageId());
             headers = Map.copyOf(all);
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * One connection to one broker: the whole of what a backend implements. A {@link dev.shove.Broker} owns exactly one
@@ -112,6 +113,23 @@ public interface Transport extends AutoCloseable {
      * @throws dev.shove.TopologyException when the queue does not exist
      */
     Subscription subscribe(SubscriptionRequest request, DeliverySink sink);
+
+    /**
+     * Starts a consumption that the engine feeds itself instead of the broker: a registration's own dead letters,
+     * handed to {@code handleDead} as they are stored ({@link SubscriptionRequest.Source#DEAD_LETTER}, with {@link
+     * dev.shove.DeadLetterHandling#KEEP}). Settling its deliveries settles nothing on the broker. A transport has
+     * nothing to do here, and the default returns {@code source.apply(sink)}; one that observes every consumption (a
+     * recording wrapper in tests) wraps the sink and the subscription as it would in {@link #subscribe}.
+     *
+     * @param request what the consumption is for
+     * @param sink receives the deliveries
+     * @param source opens the engine's own subscription on a sink
+     * @return the running subscription
+     */
+    default Subscription subscribeLocal(
+            SubscriptionRequest request, DeliverySink sink, Function<DeliverySink, Subscription> source) {
+        return source.apply(sink);
+    }
 
     /**
      * How many messages wait in a topic's queue (all shards together) and how many are delivered but not yet

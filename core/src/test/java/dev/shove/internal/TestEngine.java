@@ -1,6 +1,7 @@
 package dev.shove.internal;
 
 import dev.shove.ConsumerOptions;
+import dev.shove.DeadLetterHandling;
 import dev.shove.NoContext;
 import dev.shove.Topic;
 import dev.shove.spi.Delivery;
@@ -34,7 +35,7 @@ final class TestEngine {
                 1,
                 1,
                 null,
-                false,
+                DeadLetterHandling.NONE,
                 null,
                 handlers);
     }

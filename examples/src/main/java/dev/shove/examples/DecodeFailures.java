@@ -221,7 +221,7 @@ public final class DecodeFailures {
                     ConsumerGroupConfig.builder()
                             .requiredHeaders("idempotency-key")
                             .headerContract(PaymentHeaders.class) // policy: REJECT, the default
-                            .noDeadLetterConsumer() // keep the unreadable payments, bytes intact, in payments-dlq
+                            .noDeadLetterConsumer() // no handleDead: unreadable payments wait in payments-dlq
                             .build(),
                     PaymentHandler::new);
             group.register(

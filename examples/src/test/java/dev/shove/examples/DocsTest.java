@@ -123,6 +123,16 @@ class DocsTest {
     }
 
     @Test
+    @DisplayName("the shutdown page says that a JVM started in the background by a script ignores SIGINT, and to send"
+            + " SIGTERM")
+    void shutdownPageWarnsAboutBackgroundSigint() throws IOException {
+        String page = Files.readString(ROOT.resolve("docs/concepts/groups-and-shutdown.md"), StandardCharsets.UTF_8);
+        String paragraph = page.substring(page.indexOf("A JVM started in the background"));
+        paragraph = paragraph.substring(0, paragraph.indexOf("\n\n"));
+        assertThat(paragraph).contains("never sees SIGINT").contains("SIGTERM");
+    }
+
+    @Test
     @DisplayName("the observability page documents every meter shove registers")
     void observabilityPageListsEveryMeter() throws IOException {
         String page = Files.readString(ROOT.resolve("docs/concepts/observability.md"), StandardCharsets.UTF_8);

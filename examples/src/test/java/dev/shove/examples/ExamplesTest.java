@@ -519,6 +519,46 @@ class ExamplesTest {
 
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @DisplayName("VersionedOrders")
+    class Versioned {
+        private final Output output = new Output();
+        private VersionedOrders.Result result;
+
+        @BeforeAll
+        void run() {
+            result = VersionedOrders.run(output.stream, TIMEOUT);
+        }
+
+        @Test
+        @DisplayName("orders written at versions 1 and 2 reach the version 3 handler upcast; its own as is")
+        void upcast() {
+            assertThat(result.handled())
+                    .containsExactlyInAnyOrder(
+                            new VersionedOrders.Order("o-1", 1_500, "EUR"),
+                            new VersionedOrders.Order("o-2", 2_000, "GBP"),
+                            new VersionedOrders.Order("o-3", 990, "USD"));
+        }
+
+        @Test
+        @DisplayName("an order of version 4 is dead-lettered, its reason naming the version")
+        void newerRefused() {
+            assertThat(result.deadReasons())
+                    .singleElement()
+                    .asString()
+                    .contains("schema version 4 is newer than this consumer reads (up to 3)");
+            assertThat(String.join("\n", output.lines()))
+                    .contains("written at version 1 (no header)", "written at version 2");
+        }
+
+        @Test
+        @DisplayName("the run reports no problem and the group stops cleanly")
+        void clean() {
+            assertThat(result.problems()).isEmpty();
+        }
+    }
+
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     @DisplayName("RawGateway")
     class Raw {
         private final Output output = new Output();

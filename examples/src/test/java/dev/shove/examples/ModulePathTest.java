@@ -53,6 +53,7 @@ class ModulePathTest {
                 "CloudEventsGateway",
                 "HealthProbes",
                 "DeadLetterReplay",
+                "VersionedOrders",
                 "AsyncApiDocument"
             })
     @DisplayName("the example runs on the module path and exits 0")

@@ -43,6 +43,9 @@ class TracingInMemoryTest {
     record Order(String id) {}
 
     private static final Duration HOLD = Duration.ofMillis(50);
+    /** For dead letters published straight to the DLQ: only a group that reads the queue hands them to handleDead. */
+    private static final ConsumerGroupConfig REMOVING_DEAD_LETTERS =
+            ConsumerGroupConfig.builder().handleAndRemoveDeadLetters().build();
 
     private final SpanRecorder spans = new SpanRecorder();
     private final ShoveTracing tracing = ShoveTracing.of(spans.sdk());
@@ -306,7 +309,10 @@ class TracingInMemoryTest {
     void unreadableDeadLettersStayCounted() {
         Topic<Order> orders = topic("orders");
         var group = broker.consumerGroup().withInterceptor(tracing.interceptor(broker));
-        group.register(orders, tracing.deadLetterSpans(broker, orders, () -> (order, meta, ctx) -> Outcome.ack()));
+        group.register(
+                orders,
+                REMOVING_DEAD_LETTERS,
+                tracing.deadLetterSpans(broker, orders, () -> (order, meta, ctx) -> Outcome.ack()));
         group.start();
 
         Topic<byte[]> dlqAsRaw = Topic.builder("orders-dlq", byte[].class).build();
@@ -338,7 +344,7 @@ class TracingInMemoryTest {
             }
         };
         var group = broker.consumerGroup().withInterceptor(tracing.interceptor(broker));
-        group.register(orders, tracing.deadLetterSpans(broker, orders, () -> handler));
+        group.register(orders, REMOVING_DEAD_LETTERS, tracing.deadLetterSpans(broker, orders, () -> handler));
         group.start();
 
         Topic<byte[]> dlqAsRaw = Topic.builder("orders-dlq", byte[].class).build();

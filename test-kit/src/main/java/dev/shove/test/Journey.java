@@ -119,17 +119,18 @@ public final class Journey<T> {
 
     /**
      * {@return the dead letter as the dead-letter tools read it ({@code broker.deadLetters(topic, group).browse(...)}),
-     * with its reason, death count and exception} Empty unless dead-lettered, and when the group's dead-letter consumer
-     * has read it already ({@link #deadLetterHandled()}) or the backend cannot read dead letters apart from consuming
-     * them.
+     * with its reason, death count and exception} Empty unless dead-lettered, and when a group registered with {@code
+     * handleAndRemoveDeadLetters()} has removed it already, or the backend cannot read dead letters apart from
+     * consuming them.
      */
     public Optional<DeadLetter<T>> deadLetter() {
         return Optional.ofNullable(deadLetter);
     }
 
     /**
-     * {@return whether the group's dead-letter consumer received the dead letter and acknowledged it after {@code
-     * handleDead}}
+     * {@return whether the group's dead-letter consumer ran {@code handleDead} on the dead letter} By default the dead
+     * letter stays in the queue afterwards ({@link #deadLetter()} shows it); with {@code handleAndRemoveDeadLetters()}
+     * it was removed.
      */
     public boolean deadLetterHandled() {
         return deadLetterHandled;
@@ -229,7 +230,7 @@ public final class Journey<T> {
                     b.step(
                             s.atMs(),
                             acked
-                                    ? "the dead letter is acknowledged after handleDead"
+                                    ? "handleDead has run on the dead letter"
                                     : "the dead letter is given back to the dead-letter queue" + confirmation(s));
                 }
             }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -146,6 +147,19 @@ final class RecordingTransport implements Transport {
         Ledger.Tap tap = ledger.subscribing(request);
         try {
             return new RecordingSubscription(delegate.subscribe(request, new RecordingSink(sink, tap)), tap);
+        } catch (RuntimeException | Error e) {
+            ledger.closed(tap);
+            throw e;
+        }
+    }
+
+    @Override
+    public Subscription subscribeLocal(
+            SubscriptionRequest request, DeliverySink sink, Function<DeliverySink, Subscription> source) {
+        Ledger.Tap tap = ledger.subscribing(request);
+        try {
+            return new RecordingSubscription(
+                    delegate.subscribeLocal(request, new RecordingSink(sink, tap), source), tap);
         } catch (RuntimeException | Error e) {
             ledger.closed(tap);
             throw e;
