@@ -371,7 +371,25 @@ final class SqsTransport implements Transport {
     /** The FIFO message group of a new message: its key. */
     private static String groupOf(OutboundMessage message) {
         String key = message.key() != null ? message.key() : message.headers().get(ShoveHeaders.SEQUENCE_KEY);
-        return key != null && !key.isEmpty() ? key : "shove";
+        return key != null && !key.isEmpty() ? groupId(key) : "shove";
+    }
+
+    /**
+     * The FIFO {@code MessageGroupId} of a sequencing key: the key itself when SQS takes it (1 to 128 of its
+     * alphanumeric and punctuation characters), else {@code h-} and the Base64url SHA-256 of its UTF-8, so that any
+     * Unicode key keeps one group of its own (the key itself travels in {@code shove-sequence-key}).
+     */
+    static String groupId(String key) {
+        if (DEDUP_ID.matcher(key).matches() && !key.startsWith("h-")) {
+            return key;
+        }
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "h-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError("every JVM has SHA-256", e);
+        }
     }
 
     /**
@@ -450,7 +468,7 @@ final class SqsTransport implements Transport {
             return delivery.groupId;
         }
         String key = delivery.headers().get(ShoveHeaders.SEQUENCE_KEY);
-        return key != null && !key.isEmpty() ? key : "shove";
+        return key != null && !key.isEmpty() ? groupId(key) : "shove";
     }
 
     // ------------------------------------------------------------------ consuming

@@ -1,6 +1,7 @@
 package dev.shove.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.shove.MessageMetadata;
@@ -60,6 +61,31 @@ abstract class MetadataContracts<B> extends Contracts<B> {
         assertThat(meta.headers()).containsEntry("x-request-id", "r-1").containsKey(ShoveHeaders.MESSAGE_ID);
         assertThat(meta.messageId()).contains(meta.headers().get(ShoveHeaders.MESSAGE_ID));
         assertThat(meta.header("x-request-id")).contains("r-1");
+    }
+
+    @Test
+    @DisplayName("header values in any script, with a tab, or looking like an encoded word arrive unchanged")
+    void unicodeHeaderValues() {
+        Map<String, String> headers = Map.of(
+                "x-name", "Jürgen Müller",
+                "x-city", "北京",
+                "x-mood", "\uD83D\uDE00",
+                "x-tabbed", "a\tb",
+                "x-encoded-looking", "=?UTF-8?B?aGk=?=");
+        MessageMetadata meta = firstDelivery("meta-unicode", headers);
+
+        assertThat(meta.headers()).containsAllEntriesOf(headers);
+    }
+
+    @Test
+    @DisplayName("a header value with a control character is refused at publish, naming the header and the topic;"
+            + " nothing is published")
+    void controlCharacterRefused() {
+        Topic<Msg> topic = plainTopic("meta-control");
+        assertThatThrownBy(() -> h().publisher().publishWithHeaders(topic, Msg.of(1), Map.of("x-note", "line\nbreak")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("header 'x-note' holds the character U+000A at index 4 (publishing to topic '"
+                        + topic.name() + "')");
     }
 
     @Test

@@ -69,6 +69,29 @@ abstract class SequencingContracts<B> extends Contracts<B> {
     }
 
     @Test
+    @DisplayName("keys in any script (müller, 张三, an emoji, one of 200 characters) are each handled in publish order,"
+            + " and arrive unchanged")
+    void unicodeKeysInOrder() {
+        Topic<Msg> topic = sequenced("seq-unicode", SequenceFailure.SKIP);
+        Recorder<Msg> rec = h().acking();
+        h().consume(topic, rec);
+        List<String> keys = List.of("müller", "张三", "\uD83D\uDE80 launch", "k".repeat(199) + "é");
+        for (int i = 0; i < 5; i++) {
+            for (String key : keys) {
+                h().publisher().publish(topic, new Msg(key, i));
+            }
+        }
+
+        rec.awaitCalls(20);
+        for (String key : keys) {
+            assertThat(labels(rec, key)).as("key " + key).containsExactlyElementsOf(range(key, 0, 5));
+        }
+        assertThat(rec.calls().stream()
+                        .map(c -> c.metadata().header(ShoveHeaders.SEQUENCE_KEY).orElse("")))
+                .containsAll(keys);
+    }
+
+    @Test
     @DisplayName("a batch published to a sequenced topic is handled in order per key")
     void batchInOrder() {
         Topic<Msg> topic = sequenced("seq-batch", SequenceFailure.SKIP);

@@ -150,6 +150,7 @@ final class PublisherImpl implements Publisher {
                                     .formatted(h.getKey(), ShoveHeaders.PREFIX, topic.name()));
                 }
                 Objects.requireNonNull(h.getValue(), () -> "header '" + h.getKey() + "' has a null value");
+                HeaderValues.check("header '" + h.getKey() + "'", h.getValue(), topic.name());
             }
         }
         byte[] payload;
@@ -168,6 +169,7 @@ final class PublisherImpl implements Publisher {
         Map<String, String> headers;
         if (sequencing != null) {
             key = sequencing.keyOf(message);
+            HeaderValues.check("the sequencing key", key, topic.name());
             shard = sequencing.shardOf(key);
             Map<String, String> all = new HashMap<>(userHeaders.size() + codecHeaders.size() + 3);
             all.putAll(userHeaders);
