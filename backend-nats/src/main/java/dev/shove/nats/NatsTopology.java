@@ -1,10 +1,10 @@
 package dev.shove.nats;
 
 import dev.shove.BrokerUnavailableException;
-import dev.shove.HoldTier;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.DurationText;
+import dev.shove.spi.HoldRetention;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.AckPolicy;
@@ -162,7 +162,7 @@ final class NatsTopology {
                                 + " or noStreamMaxAge()")
                         .formatted(
                                 topic.name(),
-                                DurationText.of(longestTier(topic)),
+                                DurationText.of(HoldRetention.longestTier(topic)),
                                 DurationText.of(maxAge),
                                 DurationText.of(needed)));
             }
@@ -186,25 +186,11 @@ final class NatsTopology {
     }
 
     /**
-     * The shortest max age a topic's stream may have: its retry copies (and, on a sequenced topic, the message that
-     * waits in place) must outlive the longest hold tier, with as long again for a consumer that comes late. Null for
-     * a topic that holds nothing (broadcast).
+     * The shortest max age a topic's stream may have ({@link HoldRetention#minimum}): its retry copies (and, on a
+     * sequenced topic, the message that waits in place) wait in it. Null for a topic that holds nothing (broadcast).
      */
     static @Nullable Duration minimumMaxAge(Topic<?> topic) {
-        if (topic.isBroadcast() || topic.holdTiers().isEmpty()) {
-            return null;
-        }
-        return longestTier(topic).multipliedBy(2);
-    }
-
-    private static Duration longestTier(Topic<?> topic) {
-        Duration longest = Duration.ZERO;
-        for (HoldTier tier : topic.holdTiers()) {
-            if (tier.delay().compareTo(longest) > 0) {
-                longest = tier.delay();
-            }
-        }
-        return longest;
+        return HoldRetention.minimum(topic).orElse(null);
     }
 
     /** Whether this transport has declared or checked the stream of {@code queue}. */

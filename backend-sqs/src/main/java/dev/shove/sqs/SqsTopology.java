@@ -3,10 +3,10 @@ package dev.shove.sqs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.shove.HoldTier;
 import dev.shove.Topic;
 import dev.shove.TopologyException;
 import dev.shove.spi.DurationText;
+import dev.shove.spi.HoldRetention;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -577,13 +577,9 @@ final class SqsTopology {
      * invisible), a tier longer than {@link #MAX_SEQUENCED_WAIT}.
      */
     void checkLimits(Topic<?> topic) {
-        Duration longest = Duration.ZERO;
-        for (HoldTier tier : topic.holdTiers()) {
-            if (tier.delay().compareTo(longest) > 0) {
-                longest = tier.delay();
-            }
-        }
-        if (config.queueRetention().compareTo(longest.multipliedBy(2)) < 0) {
+        Duration longest = HoldRetention.longestTier(topic);
+        Duration needed = HoldRetention.minimum(topic).orElse(Duration.ZERO);
+        if (config.queueRetention().compareTo(needed) < 0) {
             throw new TopologyException(("topic '%s' has a hold tier of %s, but SQS queueRetention is %s: a retry could"
                             + " outlive its queue's retention and be deleted unseen. Set queueRetention to at least %s"
                             + " (twice the longest tier)")
@@ -591,7 +587,7 @@ final class SqsTopology {
                             topic.name(),
                             DurationText.of(longest),
                             DurationText.of(config.queueRetention()),
-                            DurationText.of(longest.multipliedBy(2))));
+                            DurationText.of(needed)));
         }
         if (topic.isSequenced() && longest.compareTo(MAX_SEQUENCED_WAIT) > 0) {
             throw new TopologyException(("sequenced topic '%s' has a hold tier of %s, but on SQS a retry of a sequenced"

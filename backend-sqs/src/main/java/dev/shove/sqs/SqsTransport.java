@@ -15,8 +15,12 @@ import dev.shove.spi.Subscription;
 import dev.shove.spi.SubscriptionRequest;
 import dev.shove.spi.Transport;
 import dev.shove.spi.TransportContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -384,10 +388,9 @@ final class SqsTransport implements Transport {
             return key;
         }
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return "h-" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return "h-" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
             throw new AssertionError("every JVM has SHA-256", e);
         }
     }
